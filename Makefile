@@ -1,0 +1,51 @@
+# The arena's developer entry points. `make help` lists them.
+# `make run` and `make test` do all the set-up they need (a virtual environment in .venv).
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PY := $(BIN)/python
+
+.DEFAULT_GOAL := help
+.PHONY: help setup run test check fmt lint typecheck proto proto-check buf-lint pytest bench golden conformance clean
+
+help: ## List the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $@
+
+setup: $(STAMP) ## Create .venv and install the project with its test extras
+
+run: $(STAMP) ## The main job: a demo of the arena
+	$(BIN)/arena demo
+
+test: $(STAMP) check pytest ## The whole suite: format, lint, types, proto, tests
+
+check: $(STAMP) ## Static checks only: format, lint, types
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+fmt: $(STAMP) ## Format and auto-fix
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+pytest: $(STAMP) ## The tests alone
+	$(BIN)/pytest -q
+
+bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
+	$(PY) benchmarks/bench_games.py
+
+golden: $(STAMP) ## Regenerate the golden playthrough files in tests/games/golden/
+	$(PY) -m tests.games.golden --write
+
+conformance: $(STAMP) ## Check the 5211 engine against the shared conformance files
+	$(BIN)/arena conformance 5211 ../shared/conformance/5211/*.json
+
+clean: ## Remove the virtual environment and caches
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

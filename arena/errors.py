@@ -1,0 +1,43 @@
+"""The arena's exception hierarchy.
+
+Every error the arena raises on purpose derives from :class:`ArenaError`::
+
+    ArenaError
+    ├── ActionError (also ValueError)      a bot's action was rejected; the state is unchanged
+    │   ├── InvalidActionError             it does not parse in the game's notation
+    │   └── IllegalActionError             it parses but is not legal for that seat now
+    ├── GameSetupError (also ValueError)   a match cannot be set up (player count, deck, options)
+    └── UnknownGameError (also KeyError)   no game is registered under that name
+
+Domain errors carry no transport codes; the gRPC layer maps them to status codes in one table.
+This module imports nothing from the rest of the arena, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Base class of every error the arena raises on purpose."""
+
+
+class ActionError(ArenaError, ValueError):
+    """A proposed action was rejected; the state it was applied to is unchanged."""
+
+
+class InvalidActionError(ActionError):
+    """The action text does not parse in the game's notation."""
+
+
+class IllegalActionError(ActionError):
+    """The action parses but is not legal for that seat at this point of the match."""
+
+
+class GameSetupError(ArenaError, ValueError):
+    """A match cannot be set up as asked (player count, deck order or options)."""
+
+
+class UnknownGameError(ArenaError, KeyError):
+    """No game is registered under the requested name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown game"

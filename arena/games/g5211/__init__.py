@@ -1,0 +1,20 @@
+"""5211: 2-5 players, simultaneous secret card choices, hidden hands."""
+
+from arena.games.g5211.cards import CARDS, Card, Colour, Play
+from arena.games.g5211.rules import Game5211, legal_plays
+from arena.games.g5211.scoring import RoundResult, ScoringKind, score_round
+from arena.games.g5211.state import Observation, State
+
+__all__ = [
+    "CARDS",
+    "Card",
+    "Colour",
+    "Game5211",
+    "Observation",
+    "Play",
+    "RoundResult",
+    "ScoringKind",
+    "State",
+    "legal_plays",
+    "score_round",
+]
