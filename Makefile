@@ -16,7 +16,7 @@ help: ## List the targets
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[server,test]'
 	@touch $@
 
 setup: $(STAMP) ## Create .venv and install the project with its test extras

@@ -19,7 +19,7 @@ Seat = int
 
 S = TypeVar("S")
 A = TypeVar("A")
-V = TypeVar("V")
+V_co = TypeVar("V_co", covariant=True)
 
 
 class Termination(enum.Enum):
@@ -83,13 +83,18 @@ class Action(Protocol):
     def __hash__(self) -> int: ...
 
 
-class GameRules(Protocol[S, A, V]):
+class GameRules(Protocol[S, A, V_co]):
     """The rules of one game. Implementations are stateless and their methods are pure."""
 
-    name: str
-    """Registry key, e.g. ``"5211"``."""
-    player_counts: range
-    """The supported numbers of players."""
+    @property
+    def name(self) -> str:
+        """Registry key, e.g. ``"5211"``."""
+        ...
+
+    @property
+    def player_counts(self) -> range:
+        """The supported numbers of players."""
+        ...
 
     def initial_state(
         self,
@@ -113,6 +118,10 @@ class GameRules(Protocol[S, A, V]):
         """Read an action in the game's notation; raises ``InvalidActionError``."""
         ...
 
+    def check_action(self, state: S, seat: Seat, action: object) -> A:
+        """``action`` as a legal action of ``seat`` now; raises ``ActionError`` saying why not."""
+        ...
+
     def apply(self, state: S, actions: Mapping[Seat, A]) -> S:
         """The state after the seats to move take ``actions`` (one each).
 
@@ -120,11 +129,11 @@ class GameRules(Protocol[S, A, V]):
         """
         ...
 
-    def observe(self, state: S, seat: Seat) -> V:
+    def observe(self, state: S, seat: Seat) -> V_co:
         """Exactly what ``seat`` may know now."""
         ...
 
-    def public_view(self, state: S) -> V:
+    def public_view(self, state: S) -> V_co:
         """What a spectator may know now: no hidden information of any seat."""
         ...
 

@@ -76,7 +76,7 @@ class Card(int):
 _TEXT: Final = tuple(f"{letter}{value}" for letter in LETTERS for value in VALUES)
 CARDS: Final = tuple(Card(code) for code in range(30))
 """All 30 distinct cards, indexed by code."""
-_BY_TEXT: Final = {text: card for text, card in zip(_TEXT, CARDS, strict=True)}
+_BY_TEXT: Final = dict(zip(_TEXT, CARDS, strict=True))
 COLOUR_OF: Final = tuple(code // 6 for code in range(30))
 VALUE_OF: Final = tuple(code % 6 + 1 for code in range(30))
 

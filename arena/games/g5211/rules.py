@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from arena.errors import GameSetupError, IllegalActionError, InvalidActionError
 from arena.games.base import Outcome, Seat, Termination
-from arena.games.g5211.cards import CARDS, VALUE_OF, Card, Play, format_cards, full_deck
+from arena.games.g5211.cards import CARDS, Card, Play, format_cards, full_deck
 from arena.games.g5211.scoring import score_round
 from arena.games.g5211.state import Observation, State
 
@@ -114,7 +114,8 @@ class Game5211:
     def describe_action(self, state: State, seat: Seat) -> str:
         """What a legal action looks like now."""
         count = CARDS_PER_TURN[state.turn]
-        return f"lay {count} card{'s' if count > 1 else ''} from your hand, e.g. {legal_plays(state.hands[seat], count)[0]!s}"
+        example = legal_plays(state.hands[seat], count)[0]
+        return f"lay {_cards(count)} from your hand, as card notation, e.g. {example!s}"
 
     def check_action(self, state: State, seat: Seat, action: object) -> Play:
         """Return ``action`` as a legal play of ``seat`` now, or raise saying exactly why not."""
@@ -128,7 +129,7 @@ class Game5211:
         count = CARDS_PER_TURN[state.turn]
         if len(action.cards) != count:
             raise IllegalActionError(
-                f"illegal action {action!s} {where}: lay exactly {count} card{'s' if count > 1 else ''}, not {len(action.cards)}"
+                f"illegal action {action!s} {where}: lay exactly {_cards(count)}, not {len(action.cards)}"
             )
         hand = state.hands[seat]
         for card, wanted in Counter(action.cards).items():
@@ -139,7 +140,9 @@ class Game5211:
                     if held == 0
                     else f"your hand holds {held} {card}, not {wanted}"
                 )
-                raise IllegalActionError(f"illegal action {action!s} {where}: {problem} ({format_cards(hand)})")
+                raise IllegalActionError(
+                    f"illegal action {action!s} {where}: {problem} ({format_cards(hand)})"
+                )
         return action
 
     # -- playing ----------------------------------------------------------------------------------
@@ -155,7 +158,7 @@ class Game5211:
         laid: list[tuple[Card, ...]] = []
         seat = 0
         try:
-            for seat, (old_hand, old_laid) in enumerate(zip(state.hands, state.laid)):
+            for seat, (old_hand, old_laid) in enumerate(zip(state.hands, state.laid, strict=True)):
                 cards = actions[seat].cards
                 if len(cards) != count:
                     raise ValueError
@@ -226,6 +229,10 @@ class Game5211:
         points = state.points()
         cards = state.score_pile_cards()
         return Outcome.from_keys(Termination.NORMAL, points, list(zip(points, cards, strict=True)))
+
+
+def _cards(count: int) -> str:
+    return f"{count} card{'s' if count != 1 else ''}"
 
 
 def _view(state: State, seat: Seat | None, hand: tuple[Card, ...]) -> Observation:
@@ -375,6 +382,8 @@ def _parse_deck(deck: Sequence[str]) -> list[Card]:
         expected = Counter(_FULL_DECK)
         got = Counter(cards)
         wrong = sorted(set(expected) | set(got))
-        diff = ", ".join(f"{CARDS[c]} x{got[CARDS[c]]} (want {expected[CARDS[c]]})" for c in wrong if got[c] != expected[c])
+        diff = ", ".join(
+            f"{CARDS[c]} x{got[CARDS[c]]} (want {expected[CARDS[c]]})" for c in wrong if got[c] != expected[c]
+        )
         raise GameSetupError(f"a deck order must hold exactly the 100 cards of 5211: {diff}")
     return cards

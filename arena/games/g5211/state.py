@@ -56,8 +56,7 @@ class State(NamedTuple):
     def score_pile_cards(self) -> tuple[int, ...]:
         """Each seat's running count of score-pile cards, earlier decks included."""
         return tuple(
-            banked + len(pile)
-            for banked, pile in zip(self.banked_cards, self.score_piles, strict=True)
+            banked + len(pile) for banked, pile in zip(self.banked_cards, self.score_piles, strict=True)
         )
 
 
