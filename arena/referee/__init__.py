@@ -1,0 +1,41 @@
+"""The referee: drives any registered game through its interface, independent of the transport.
+
+It asks the seats to move (all at once on a simultaneous turn), enforces time control, plays a
+fallback action for a late, illegal or unparseable answer, forfeits seats that keep failing or
+vanish, and yields a record from which the match replays exactly. It knows nothing of gRPC or
+Redis: seats are reached through the :class:`~arena.referee.seat.SeatClient` protocol.
+"""
+
+from arena.referee.clock import Clock, ManualClock, MonotonicClock
+from arena.referee.local import PolicySeat
+from arena.referee.match import MatchSetup, run_match
+from arena.referee.record import DecisionRecord, MatchRecord, RejectionRecord, replay
+from arena.referee.seat import (
+    DecisionRequest,
+    MatchEnd,
+    MatchStart,
+    Rejection,
+    SeatClient,
+    SeatGoneError,
+)
+from arena.referee.timecontrol import TimeControl
+
+__all__ = [
+    "Clock",
+    "DecisionRecord",
+    "DecisionRequest",
+    "ManualClock",
+    "MatchEnd",
+    "MatchRecord",
+    "MatchSetup",
+    "MatchStart",
+    "MonotonicClock",
+    "Rejection",
+    "PolicySeat",
+    "RejectionRecord",
+    "SeatClient",
+    "SeatGoneError",
+    "TimeControl",
+    "replay",
+    "run_match",
+]

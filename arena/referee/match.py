@@ -1,0 +1,246 @@
+"""Running one match: ask the seats, enforce time control, apply, record, until the rules end it.
+
+The policy (also in the README): a late, illegal or unparseable answer gets the bot a rejection that
+says why, the fallback action played for it, and a strike. At ``max_strikes`` strikes, or when its
+bot is gone past the grace period (``SeatGoneError``), the seat is forfeited: the fallback policy plays it
+to the end and the outcome places it last. The fallback action is the first legal action in the
+game's canonical order. Whatever one seat does, the match ends and the others' results stand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from arena.errors import ActionError, IllegalActionError
+from arena.games.base import GameRules, Outcome, Seat, Termination
+from arena.games.registry import get_game
+from arena.referee.clock import Clock, MonotonicClock
+from arena.referee.record import DecisionRecord, MatchRecord, RejectionRecord, final_outcome
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient, SeatGoneError
+from arena.referee.timecontrol import TimeControl
+
+log = logging.getLogger(__name__)
+
+MAX_RECORDED_ANSWER = 200
+"""Characters of a rejected answer kept in the record."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchSetup:
+    """Everything needed to start a match."""
+
+    match_id: str
+    game: str
+    players: Sequence[str]
+    """The bot name at each seat."""
+    seats: Sequence[SeatClient]
+    seed: int
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    deck: Sequence[str] | None = None
+    time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchEvent:
+    """Public news of a running match, for spectators: never a hand, choices only once revealed."""
+
+    match_id: str
+    kind: str
+    """"started", "step" (a turn was revealed) or "ended"."""
+    step: int
+    view: Any
+    """The game's public view after the event."""
+    actions: Mapping[Seat, str] = dataclasses.field(default_factory=dict)
+    """The revealed actions of the step."""
+    outcome: Outcome | None = None
+
+
+Observer = Callable[[MatchEvent], None]
+
+
+async def run_match(
+    setup: MatchSetup,
+    clock: Clock | None = None,
+    observer: Observer | None = None,
+) -> MatchRecord:
+    """Referee one match to its end and return its record.
+
+    Raises ``GameSetupError`` (before contacting any seat) if the game cannot be set up. If the
+    task is cancelled (server shutdown), the record is completed as ABORTED and then the
+    cancellation propagates.
+    """
+    return await _Match(setup, clock or MonotonicClock(), observer).run()
+
+
+class _Match:
+    def __init__(self, setup: MatchSetup, clock: Clock, observer: Observer | None) -> None:
+        if len(setup.seats) != len(setup.players):
+            raise ValueError("a match needs one seat client per player")
+        self.setup = setup
+        self.clock = clock
+        self.observer = observer
+        self.game: GameRules[Any, Any, Any] = get_game(setup.game)
+        self.state = self.game.initial_state(len(setup.players), setup.seed, setup.options, setup.deck)
+        n = len(setup.players)
+        tc = setup.time_control
+        self.bank = [tc.bank_seconds] * n
+        self.record = MatchRecord(
+            match_id=setup.match_id,
+            game=setup.game,
+            players=tuple(setup.players),
+            seed=setup.seed,
+            options=dict(setup.options),
+            deck=tuple(setup.deck) if setup.deck is not None else None,
+            time_control=tc,
+            strikes=[0] * n,
+        )
+        self.sequence = itertools.count(1)
+        self.step = 0
+
+    async def run(self) -> MatchRecord:
+        setup = self.setup
+        self.record.started_at = self.clock.wall()
+        await self._tell_all(
+            lambda seat: setup.seats[seat].match_started(
+                MatchStart(
+                    setup.match_id,
+                    setup.game,
+                    seat,
+                    tuple(setup.players),
+                    setup.time_control,
+                    dict(setup.options),
+                )
+            )
+        )
+        self._emit("started", {})
+        try:
+            while seats := self.game.to_move(self.state):
+                decisions = await asyncio.gather(*(self._decide(seat) for seat in sorted(seats)))
+                actions = {d.seat: self.game.parse_action(d.action) for d in decisions}
+                self.state = self.game.apply(self.state, actions)
+                self.record.steps.append(tuple(decisions))
+                self.step += 1
+                self._emit("step", {d.seat: d.action for d in decisions})
+        except asyncio.CancelledError:
+            self.record.outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
+            self.record.ended_at = self.clock.wall()
+            self._emit("ended", {})
+            raise
+        game_outcome = self.game.outcome(self.state)
+        assert game_outcome is not None, "to_move is empty only once the rules have an outcome"
+        outcome = final_outcome(game_outcome, self.record.forfeits)
+        self.record.outcome = outcome
+        self.record.ended_at = self.clock.wall()
+        await self._tell_all(
+            lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome))
+        )
+        self._emit("ended", {})
+        return self.record
+
+    async def _decide(self, seat: Seat) -> DecisionRecord:
+        """One seat's action for this step: the bot's answer if it is legal and in time."""
+        legal = self.game.legal_actions(self.state, seat)
+        fallback = str(legal[0])
+        if seat in self.record.forfeits:
+            return DecisionRecord(self.step, seat, fallback, 0.0, "forfeited")
+        tc = self.setup.time_control
+        limit = tc.decision_seconds + self.bank[seat]
+        sequence = next(self.sequence)
+        request = DecisionRequest(
+            match_id=self.setup.match_id,
+            sequence=sequence,
+            seat=seat,
+            observation=self.game.observe(self.state, seat),
+            legal_actions=[str(a) for a in legal],
+            action_hint=self.game.describe_action(self.state, seat),
+            deadline=self.clock.wall() + limit,
+            decision_seconds=tc.decision_seconds,
+            bank_seconds=self.bank[seat],
+        )
+        started = self.clock.now()
+        client = self.setup.seats[seat]
+        try:
+            answer = await self.clock.wait_for(client.decide(request), limit)
+        except TimeoutError:
+            self.bank[seat] = 0.0
+            return await self._reject(
+                seat, request, "", f"no answer within {limit:.3f} s", "timeout", limit, Termination.TIMEOUT
+            )
+        except SeatGoneError as gone:
+            return self._forfeit(seat, fallback, self.clock.now() - started, Termination.DISCONNECTED, gone)
+        except Exception as error:  # a broken transport must not take the match down with it
+            log.exception("seat %d of match %s failed", seat, self.setup.match_id)
+            return self._forfeit(seat, fallback, self.clock.now() - started, Termination.DISCONNECTED, error)
+        elapsed = self.clock.now() - started
+        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - tc.decision_seconds))
+        try:
+            action = self.game.check_action(self.state, seat, self.game.parse_action(answer))
+        except ActionError as error:
+            kind = "illegal" if isinstance(error, IllegalActionError) else "invalid"
+            return await self._reject(
+                seat, request, answer, str(error), kind, elapsed, Termination.ILLEGAL_ACTION
+            )
+        return DecisionRecord(self.step, seat, str(action), elapsed)
+
+    async def _reject(
+        self,
+        seat: Seat,
+        request: DecisionRequest,
+        answer: str,
+        reason: str,
+        kind: str,
+        elapsed: float,
+        cause: Termination,
+    ) -> DecisionRecord:
+        """Strike the seat, tell it why and what was played instead; forfeit it at the limit."""
+        fallback = request.legal_actions[0]
+        record = self.record
+        record.strikes[seat] += 1
+        strikes = record.strikes[seat]
+        record.rejections.append(
+            RejectionRecord(self.step, seat, request.sequence, answer[:MAX_RECORDED_ANSWER], reason)
+        )
+        limit = self.setup.time_control.max_strikes
+        if strikes >= limit and seat not in record.forfeits:
+            record.forfeits[seat] = cause
+        rejection = Rejection(self.setup.match_id, request.sequence, seat, reason, fallback, strikes, limit)
+        await self._tell(seat, self.setup.seats[seat].rejected(rejection))
+        return DecisionRecord(self.step, seat, fallback, elapsed, kind)
+
+    def _forfeit(
+        self, seat: Seat, fallback: str, elapsed: float, cause: Termination, error: BaseException
+    ) -> DecisionRecord:
+        log.info("seat %d of match %s forfeited: %s", seat, self.setup.match_id, error)
+        self.record.forfeits.setdefault(seat, cause)
+        return DecisionRecord(self.step, seat, fallback, elapsed, "disconnected")
+
+    async def _tell(self, seat: Seat, message: Any) -> None:
+        """Deliver a notice to a seat; a failing seat cannot stop the match."""
+        try:
+            await self.clock.wait_for(message, self.setup.time_control.decision_seconds)
+        except Exception:
+            log.warning("could not notify seat %d of match %s", seat, self.setup.match_id, exc_info=True)
+
+    async def _tell_all(self, make: Callable[[Seat], Any]) -> None:
+        await asyncio.gather(*(self._tell(seat, make(seat)) for seat in range(len(self.setup.seats))))
+
+    def _emit(self, kind: str, actions: Mapping[Seat, str]) -> None:
+        if self.observer is None:
+            return
+        event = MatchEvent(
+            self.setup.match_id,
+            kind,
+            self.step,
+            self.game.public_view(self.state),
+            actions,
+            self.record.outcome,
+        )
+        try:
+            self.observer(event)
+        except Exception:
+            log.exception("match observer failed for match %s", self.setup.match_id)

@@ -1,0 +1,95 @@
+"""How the referee reaches the seats of a match: the ``SeatClient`` protocol and its messages.
+
+A transport (the gRPC layer, or an in-process bot) implements ``SeatClient`` once per seat. The
+referee sends it the match start, one decision request at a time, rejections and the match end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from arena.errors import ArenaError
+from arena.games.base import Outcome, Seat
+from arena.referee.timecontrol import TimeControl
+
+
+class SeatGoneError(ArenaError):
+    """The seat's bot is gone for good (disconnected past the grace period): forfeit it."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchStart:
+    """Sent to every seat when a match begins."""
+
+    match_id: str
+    game: str
+    seat: Seat
+    players: tuple[str, ...]
+    """The bot name at each seat."""
+    time_control: TimeControl
+    options: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DecisionRequest:
+    """Asks one seat for one action. ``sequence`` must be echoed with the answer."""
+
+    match_id: str
+    sequence: int
+    seat: Seat
+    observation: Any
+    """The game's observation for this seat: exactly what it may know."""
+    legal_actions: Sequence[str]
+    action_hint: str
+    deadline: float
+    """Wall-clock Unix time by which the answer must arrive (allowance plus remaining bank)."""
+    decision_seconds: float
+    bank_seconds: float
+    """Time bank left for the match before this decision."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Rejection:
+    """Tells a seat its answer was not used, why, and what was played instead."""
+
+    match_id: str
+    sequence: int
+    seat: Seat
+    reason: str
+    fallback_action: str
+    strikes: int
+    max_strikes: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchEnd:
+    """Sent to every seat when the match is over, however it ended."""
+
+    match_id: str
+    seat: Seat
+    outcome: Outcome
+
+
+class SeatClient(Protocol):
+    """One seat's bot, as the referee sees it. Implementations must not block the event loop."""
+
+    async def match_started(self, start: MatchStart) -> None:
+        """The match has begun."""
+        ...
+
+    async def decide(self, request: DecisionRequest) -> str:
+        """The bot's answer, as action text. The referee bounds the wait by the deadline.
+
+        Raises ``SeatGoneError`` when the bot is gone for good.
+        """
+        ...
+
+    async def rejected(self, rejection: Rejection) -> None:
+        """The last answer was late, illegal or unparseable; a fallback was played."""
+        ...
+
+    async def match_ended(self, end: MatchEnd) -> None:
+        """The match is over."""
+        ...

@@ -1,0 +1,189 @@
+"""The referee, in-process, on a manual clock: normal play, every failure policy, replay."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from arena.bots import get_policy
+from arena.games import Termination, get_game
+from arena.referee import (
+    DecisionRequest,
+    ManualClock,
+    MatchRecord,
+    MatchSetup,
+    PolicySeat,
+    SeatGoneError,
+    TimeControl,
+    replay,
+    run_match,
+)
+from arena.referee.match import MatchEvent
+
+GAME = get_game("5211")
+TC = TimeControl(decision_seconds=1.0, bank_seconds=2.0, max_strikes=3, grace_seconds=5.0)
+
+
+def policy_seats(n: int, seed: int = 0) -> list[PolicySeat]:
+    return [PolicySeat(GAME, get_policy("5211", "random", seed * 10 + i)) for i in range(n)]
+
+
+class SilentSeat(PolicySeat):
+    """Never answers."""
+
+    async def decide(self, request: DecisionRequest) -> str:
+        self.requests.append(request)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+class ScriptedSeat(PolicySeat):
+    """Answers with fixed text, or a legal action once the script runs out."""
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__(GAME, get_policy("5211", "random", 1))
+        self.answers = answers
+
+    async def decide(self, request: DecisionRequest) -> str:
+        if self.answers:
+            self.requests.append(request)
+            return self.answers.pop(0)
+        return await super().decide(request)
+
+
+class GoneSeat(PolicySeat):
+    """Answers a few times, then its bot is gone for good."""
+
+    def __init__(self, answers_before_leaving: int) -> None:
+        super().__init__(GAME, get_policy("5211", "random", 2))
+        self.left = answers_before_leaving
+
+    async def decide(self, request: DecisionRequest) -> str:
+        if self.left == 0:
+            raise SeatGoneError("connection lost past the grace period")
+        self.left -= 1
+        return await super().decide(request)
+
+
+async def run_on_manual_clock(setup: MatchSetup, **kwargs: Any) -> MatchRecord:
+    """Run a match, advancing the manual clock in steps while it waits: no real sleeping."""
+    clock = ManualClock()
+    task = asyncio.ensure_future(run_match(setup, clock, **kwargs))
+    for _ in range(100_000):
+        if task.done():
+            break
+        await clock.advance(0.5)
+    return task.result()
+
+
+def setup_for(seats: list[Any], match_id: str = "m1", seed: int = 7) -> MatchSetup:
+    return MatchSetup(match_id, "5211", [f"bot{i}" for i in range(len(seats))], seats, seed, time_control=TC)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+async def test_a_match_between_policies_ends_normally_and_replays(players: int) -> None:
+    seats = policy_seats(players, players)
+    record = await run_on_manual_clock(setup_for(seats))
+    assert record.outcome is not None
+    assert record.termination is Termination.NORMAL
+    assert not record.rejections
+    assert record.strikes == [0] * players
+    assert len(record.steps) == {2: 33, 3: 21, 4: 18, 5: 12}[players]
+    assert replay(record) == record.outcome
+    assert replay(MatchRecord.from_dict(record.to_dict())) == record.outcome
+    for seat, client in enumerate(seats):
+        assert client.started is not None and client.started.seat == seat
+        assert client.ended is not None and client.ended.outcome == record.outcome
+        # Each seat was asked only about itself, and only saw its own hand.
+        assert all(r.seat == seat and r.observation.seat == seat for r in client.requests)
+
+
+async def test_sequence_numbers_are_unique_and_increasing() -> None:
+    seats = policy_seats(3)
+    await run_on_manual_clock(setup_for(seats))
+    numbers = sorted(r.sequence for s in seats for r in s.requests)
+    assert numbers == list(range(1, len(numbers) + 1))
+
+
+async def test_a_silent_bot_times_out_strikes_and_forfeits_but_the_match_ends() -> None:
+    seats: list[Any] = [SilentSeat(GAME, get_policy("5211", "random", 0)), *policy_seats(3)[1:]]
+    record = await run_on_manual_clock(setup_for(seats))
+    assert record.outcome is not None
+    assert record.forfeits == {0: Termination.TIMEOUT}
+    assert record.termination is Termination.TIMEOUT
+    assert record.outcome.placings[0] == 3  # last of three
+    assert record.outcome.forfeited == frozenset({0})
+    assert record.strikes[0] == TC.max_strikes
+    assert [r.reason.startswith("no answer within") for r in record.rejections] == [True] * 3
+    # Only three requests were sent: after the third strike the fallback plays the seat.
+    assert len(seats[0].requests) == 3
+    assert len(seats[0].rejections) == 3
+    assert all(d.fallback for step in record.steps for d in step if d.seat == 0)
+    # The first timeout waits allowance + bank; the bank is then empty.
+    assert record.rejections[0].reason == "no answer within 3.000 s"
+    assert record.rejections[1].reason == "no answer within 1.000 s"
+    assert replay(record) == record.outcome
+
+
+async def test_illegal_and_unparseable_answers_are_rejected_with_reasons() -> None:
+    scripted = ScriptedSeat(["Q9 garbage", "G1 G1 G1 G1 G1", "B6 B6"])
+    seats: list[Any] = [scripted, *policy_seats(2)[1:]]
+    record = await run_on_manual_clock(setup_for(seats))
+    assert record.outcome is not None
+    reasons = [r.reason for r in record.rejections]
+    assert "invalid card 'Q9'" in reasons[0]
+    assert "lay exactly 1 card, not 5" in reasons[1] or "lay exactly 2 cards, not 5" in reasons[1]
+    assert "B6" in reasons[2]
+    assert [r.answer for r in record.rejections] == ["Q9 garbage", "G1 G1 G1 G1 G1", "B6 B6"]
+    assert record.forfeits == {0: Termination.ILLEGAL_ACTION}
+    assert [r.strikes for r in scripted.rejections] == [1, 2, 3]
+    assert all(r.fallback_action for r in scripted.rejections)
+    assert record.outcome.placings[0] == 2
+    assert replay(record) == record.outcome
+
+
+async def test_one_strike_below_the_limit_keeps_the_seat_in_the_match() -> None:
+    scripted = ScriptedSeat(["nonsense"])
+    record = await run_on_manual_clock(setup_for([scripted, *policy_seats(2)[1:]]))
+    assert record.strikes[0] == 1
+    assert not record.forfeits
+    assert record.termination is Termination.NORMAL
+
+
+async def test_a_bot_gone_for_good_is_forfeited_and_the_others_results_stand() -> None:
+    seats: list[Any] = [*policy_seats(4)[:3], GoneSeat(answers_before_leaving=5)]
+    record = await run_on_manual_clock(setup_for(seats))
+    assert record.forfeits == {3: Termination.DISCONNECTED}
+    assert record.outcome is not None and record.outcome.placings[3] == 4
+    assert sorted(record.outcome.placings[:3]) in ([1, 2, 3], [1, 1, 3], [1, 2, 2], [1, 1, 1])
+    assert replay(record) == record.outcome
+
+
+async def test_cancelling_a_match_records_it_as_aborted() -> None:
+    seats: list[Any] = [SilentSeat(GAME, get_policy("5211", "random", 0)), *policy_seats(2)[1:]]
+    clock = ManualClock()
+    events: list[MatchEvent] = []
+    task = asyncio.ensure_future(run_match(setup_for(seats), clock, events.append))
+    await clock.advance(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert events[-1].kind == "ended"
+    assert events[-1].outcome is not None
+    assert events[-1].outcome.termination is Termination.ABORTED
+
+
+async def test_spectator_events_hold_public_views_only() -> None:
+    seats = policy_seats(3, 5)
+    events: list[MatchEvent] = []
+    record = await run_on_manual_clock(setup_for(seats), observer=events.append)
+    assert [e.kind for e in events][:2] == ["started", "step"]
+    assert events[-1].kind == "ended" and events[-1].outcome == record.outcome
+    steps = [e for e in events if e.kind == "step"]
+    assert len(steps) == len(record.steps)
+    for event in steps:
+        assert event.view.seat is None and event.view.hand == ()
+        recorded = record.steps[event.step - 1]
+        assert dict(event.actions) == {d.seat: d.action for d in recorded}
