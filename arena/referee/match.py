@@ -74,10 +74,12 @@ async def run_match(
     task is cancelled (server shutdown), the record is completed as ABORTED and then the
     cancellation propagates.
     """
-    return await _Match(setup, clock or MonotonicClock(), observer).run()
+    return await Match(setup, clock or MonotonicClock(), observer).run()
 
 
-class _Match:
+class Match:
+    """One match being refereed; ``record`` is complete once ``run`` returns or is cancelled."""
+
     def __init__(self, setup: MatchSetup, clock: Clock, observer: Observer | None) -> None:
         if len(setup.seats) != len(setup.players):
             raise ValueError("a match needs one seat client per player")
@@ -136,9 +138,7 @@ class _Match:
         outcome = final_outcome(game_outcome, self.record.forfeits)
         self.record.outcome = outcome
         self.record.ended_at = self.clock.wall()
-        await self._tell_all(
-            lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome))
-        )
+        await self._tell_all(lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome)))
         self._emit("ended", {})
         return self.record
 
@@ -182,9 +182,7 @@ class _Match:
             action = self.game.check_action(self.state, seat, self.game.parse_action(answer))
         except ActionError as error:
             kind = "illegal" if isinstance(error, IllegalActionError) else "invalid"
-            return await self._reject(
-                seat, request, answer, str(error), kind, elapsed, Termination.ILLEGAL_ACTION
-            )
+            return await self._reject(seat, request, answer, str(error), kind, elapsed, Termination.ILLEGAL_ACTION)
         return DecisionRecord(self.step, seat, str(action), elapsed)
 
     async def _reject(

@@ -23,9 +23,7 @@ class TimeControl:
 
     def __post_init__(self) -> None:
         if self.decision_seconds <= 0 or self.bank_seconds < 0 or self.grace_seconds < 0:
-            raise ValueError(
-                f"time control needs a positive allowance and non-negative bank and grace: {self}"
-            )
+            raise ValueError(f"time control needs a positive allowance and non-negative bank and grace: {self}")
         if self.max_strikes < 1:
             raise ValueError(f"max_strikes must be at least 1, not {self.max_strikes}")
 

@@ -1,0 +1,219 @@
+"""Ad-hoc matches on one node: start them between connected bots, keep their records, let people watch."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from arena.errors import ArenaError, GameSetupError
+from arena.games.registry import get_game
+from arena.referee.clock import Clock
+from arena.referee.match import Match, MatchEvent, MatchSetup
+from arena.referee.record import MatchRecord
+from arena.referee.timecontrol import TimeControl
+from arena.service.sessions import RemoteSeat, SessionHub
+
+log = logging.getLogger(__name__)
+
+WATCH_QUEUE_LIMIT = 1024
+"""Events buffered per spectator; a spectator this far behind is dropped."""
+
+
+class BotUnavailableError(ArenaError):
+    """A bot named for a match is not connected, does not play the game, or has no free slot."""
+
+
+class MatchNotFoundError(ArenaError, KeyError):
+    """No match with that id on this node."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "match not found"
+
+
+class MatchNotFinishedError(ArenaError):
+    """The record of a running match is not released before its end (it would leak hidden state)."""
+
+
+class RecordStore(Protocol):
+    """Where finished match records are kept."""
+
+    def save(self, record: MatchRecord) -> None:
+        """Store a finished record."""
+        ...
+
+    def get(self, match_id: str) -> MatchRecord | None:
+        """A stored record."""
+        ...
+
+    def recent(self, limit: int) -> list[MatchRecord]:
+        """The most recently stored records, newest first."""
+        ...
+
+
+class MemoryRecordStore:
+    """Records in a dict, oldest evicted past ``capacity``."""
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self._records: dict[str, MatchRecord] = {}
+
+    def save(self, record: MatchRecord) -> None:
+        """Store a finished record."""
+        self._records[record.match_id] = record
+        while len(self._records) > self.capacity:
+            self._records.pop(next(iter(self._records)))
+
+    def get(self, match_id: str) -> MatchRecord | None:
+        """A stored record."""
+        return self._records.get(match_id)
+
+    def recent(self, limit: int) -> list[MatchRecord]:
+        """Newest first."""
+        return list(reversed(list(self._records.values())[-limit:]))
+
+
+@dataclasses.dataclass(slots=True)
+class RunningMatch:
+    """A match in progress on this node."""
+
+    setup: MatchSetup
+    task: asyncio.Task[MatchRecord]
+    seats: list[RemoteSeat]
+    last_event: MatchEvent | None = None
+    watchers: list[asyncio.Queue[MatchEvent | None]] = dataclasses.field(default_factory=list)
+
+
+class MatchManager:
+    """Starts and tracks matches between bots connected to this node."""
+
+    def __init__(self, hub: SessionHub, clock: Clock, store: RecordStore | None = None) -> None:
+        self.hub = hub
+        self.clock = clock
+        self.store: RecordStore = store or MemoryRecordStore()
+        self.running: dict[str, RunningMatch] = {}
+
+    def start(
+        self,
+        game_name: str,
+        bots: Sequence[str],
+        seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        time_control: TimeControl | None = None,
+        match_id: str | None = None,
+    ) -> str:
+        """Start a match between connected bots (seat order as given); returns its id."""
+        game = get_game(game_name)
+        if len(bots) not in game.player_counts:
+            counts = game.player_counts
+            raise GameSetupError(f"{game_name} is for {counts.start} to {counts.stop - 1} players, not {len(bots)}")
+        for name in set(bots):
+            session = self.hub.sessions.get(name)
+            wanted = bots.count(name)
+            if session is None or session.connection is None:
+                raise BotUnavailableError(f"bot {name!r} is not connected")
+            if game_name not in session.games:
+                raise BotUnavailableError(f"bot {name!r} does not play {game_name}")
+            if session.free_slots < wanted:
+                raise BotUnavailableError(f"bot {name!r} has no free match slot ({session.capacity} at once)")
+        match_id = match_id or uuid.uuid4().hex
+        if match_id in self.running:
+            raise GameSetupError(f"match {match_id} is already running")
+        tc = time_control or TimeControl()
+        seed = secrets.randbits(63) if seed is None else seed
+        # Validate the set-up before any seat is taken.
+        game.initial_state(len(bots), seed, options or {})
+        seats = [self.hub.seat_for(name, match_id, tc.grace_seconds) for name in bots]
+        setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), None, tc)
+        task = asyncio.get_running_loop().create_task(self._run(setup), name=f"match-{match_id}")
+        self.running[match_id] = RunningMatch(setup, task, seats)
+        return match_id
+
+    async def _run(self, setup: MatchSetup) -> MatchRecord:
+        match = Match(setup, self.clock, lambda event: self._publish(setup.match_id, event))
+        try:
+            record = await match.run()
+        except asyncio.CancelledError:
+            log.info("match %s aborted", setup.match_id)
+            self.store.save(match.record)
+            raise
+        finally:
+            running = self.running.pop(setup.match_id, None)
+            if running is not None:
+                for seat in running.seats:
+                    seat.release()
+                for watcher in running.watchers:
+                    with contextlib.suppress(asyncio.QueueFull):
+                        watcher.put_nowait(None)
+        self.store.save(record)
+        return record
+
+    def _publish(self, match_id: str, event: MatchEvent) -> None:
+        running = self.running.get(match_id)
+        if running is None:
+            return
+        running.last_event = event
+        for watcher in list(running.watchers):
+            try:
+                watcher.put_nowait(event)
+            except asyncio.QueueFull:
+                running.watchers.remove(watcher)
+
+    async def wait(self, match_id: str) -> MatchRecord:
+        """Wait for a match to end and return its record."""
+        running = self.running.get(match_id)
+        if running is not None:
+            return await asyncio.shield(running.task)
+        return self.record(match_id)
+
+    def record(self, match_id: str) -> MatchRecord:
+        """The full record of a finished match."""
+        if match_id in self.running:
+            raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
+        record = self.store.get(match_id)
+        if record is None:
+            raise MatchNotFoundError(f"no match {match_id[:80]!r}")
+        return record
+
+    async def watch(self, match_id: str) -> AsyncIterator[MatchEvent]:
+        """Public events of a match: the latest state first, then every step until the end."""
+        running = self.running.get(match_id)
+        if running is None:
+            record = self.record(match_id)
+            yield _final_event(record)
+            return
+        queue: asyncio.Queue[MatchEvent | None] = asyncio.Queue(WATCH_QUEUE_LIMIT)
+        if running.last_event is not None:
+            queue.put_nowait(running.last_event)
+        running.watchers.append(queue)
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+                if event.kind == "ended":
+                    return
+        finally:
+            if queue in running.watchers:
+                running.watchers.remove(queue)
+
+    async def shutdown(self, grace_seconds: float) -> None:
+        """Let running matches finish for up to ``grace_seconds``, then abort the rest (recorded)."""
+        tasks = [m.task for m in self.running.values()]
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=grace_seconds)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _final_event(record: MatchRecord) -> MatchEvent:
+    game = get_game(record.game)
+    state = game.initial_state(len(record.players), record.seed, record.options, record.deck)
+    for step in record.steps:
+        state = game.apply(state, {d.seat: game.parse_action(d.action) for d in step})
+    return MatchEvent(record.match_id, "ended", len(record.steps), game.public_view(state), {}, record.outcome)

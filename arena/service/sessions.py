@@ -1,0 +1,226 @@
+"""Bot sessions on one arena node: live connections, the seats they hold, reconnects.
+
+A bot holds one live connection at a time; a new ``Hello`` with the same token takes over (the old
+stream is closed) and is sent the current state of every running match of that bot: its start and
+its pending decision request, with the same sequence number. A bot that stays away longer than a
+match's grace period is gone for that match (its seat is forfeited by the referee).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Iterable
+
+from arena.referee.clock import Clock
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
+
+log = logging.getLogger(__name__)
+
+MAX_PROTOCOL_ERRORS = 100
+"""Protocol errors a connection may make in a row (no valid action between) before it is closed."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ProtocolError:
+    """Tells a bot a message it sent could not be used (unknown match, stale sequence, ...)."""
+
+    match_id: str
+    sequence: int
+    reason: str
+
+
+Outgoing = MatchStart | DecisionRequest | Rejection | MatchEnd | ProtocolError
+
+
+class TooManyErrorsError(Exception):
+    """A connection kept sending unusable messages and is closed."""
+
+
+class Connection:
+    """One live stream of one bot: an outbox the transport drains."""
+
+    def __init__(self, session: BotSession) -> None:
+        self.session = session
+        self.outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue()
+        self.closed = False
+        self.close_reason = ""
+        self.errors_in_a_row = 0
+
+    def send(self, message: Outgoing) -> None:
+        """Queue a message for the bot (never blocks)."""
+        if not self.closed:
+            self.outbox.put_nowait(message)
+
+    def close(self, reason: str) -> None:
+        """End the stream after what is queued."""
+        if not self.closed:
+            self.closed = True
+            self.close_reason = reason
+            self.outbox.put_nowait(None)
+
+
+class RemoteSeat:
+    """The ``SeatClient`` of one seat whose bot is connected to this node."""
+
+    def __init__(self, session: BotSession, match_id: str, clock: Clock, grace_seconds: float) -> None:
+        self.session = session
+        self.match_id = match_id
+        self.clock = clock
+        self.grace_seconds = grace_seconds
+        self.start: MatchStart | None = None
+        self.pending: tuple[DecisionRequest, asyncio.Future[str]] | None = None
+        self.gone = False
+        self._grace_timer: asyncio.Task[None] | None = None
+
+    async def match_started(self, start: MatchStart) -> None:
+        """Tell the bot; remember it for a reconnect."""
+        self.start = start
+        self.session.send(start)
+
+    async def decide(self, request: DecisionRequest) -> str:
+        """Send the request and wait for the matching answer (the referee bounds the wait)."""
+        if self.gone:
+            raise SeatGoneError(f"bot {self.session.name} left match {self.match_id}")
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.pending = (request, future)
+        self.session.send(request)
+        try:
+            return await future
+        finally:
+            self.pending = None
+
+    async def rejected(self, rejection: Rejection) -> None:
+        """Tell the bot."""
+        self.session.send(rejection)
+
+    async def match_ended(self, end: MatchEnd) -> None:
+        """Tell the bot and let the session forget this match."""
+        self.session.send(end)
+        self.release()
+
+    def release(self) -> None:
+        """Drop this seat from its session (the match is over or was never started)."""
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+        self.session.seats.pop(self.match_id, None)
+
+    def answer(self, sequence: int, action: str) -> str | None:
+        """Deliver the bot's answer; returns why it cannot be used, or None."""
+        if self.pending is None:
+            return f"no action is pending in match {self.match_id} (sequence {sequence} is stale)"
+        request, future = self.pending
+        if sequence != request.sequence:
+            return f"stale sequence {sequence} in match {self.match_id}: the current request is {request.sequence}"
+        if future.done():
+            return f"sequence {sequence} in match {self.match_id} was already answered"
+        future.set_result(action)
+        return None
+
+    def connection_lost(self) -> None:
+        """Start the grace period; past it the bot is gone for this match."""
+        if self._grace_timer is None or self._grace_timer.done():
+            self._grace_timer = asyncio.ensure_future(self._expire())
+
+    def resync(self) -> None:
+        """A new connection: cancel the grace period and resend the match start and pending request."""
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+            self._grace_timer = None
+        if self.gone:
+            return
+        if self.start is not None:
+            self.session.send(self.start)
+        if self.pending is not None:
+            self.session.send(self.pending[0])
+
+    async def _expire(self) -> None:
+        await self.clock.sleep(self.grace_seconds)
+        if self.session.connection is not None:
+            return
+        self.gone = True
+        if self.pending is not None and not self.pending[1].done():
+            self.pending[1].set_exception(
+                SeatGoneError(f"bot {self.session.name} did not reconnect within {self.grace_seconds:g} s")
+            )
+
+
+class BotSession:
+    """A bot's presence on this node, across its connections."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.connection: Connection | None = None
+        self.games: frozenset[str] = frozenset()
+        self.capacity = 1
+        self.seats: dict[str, RemoteSeat] = {}
+
+    def send(self, message: Outgoing) -> None:
+        """Send to the live connection, if any (a reconnect resends what matters)."""
+        if self.connection is not None:
+            self.connection.send(message)
+
+    @property
+    def free_slots(self) -> int:
+        """How many more matches the bot said it will play at once."""
+        return self.capacity - len(self.seats) if self.connection is not None else 0
+
+    def on_action(self, connection: Connection, match_id: str, sequence: int, action: str) -> None:
+        """Route an answer to its seat; tell the bot when it cannot be used."""
+        seat = self.seats.get(match_id)
+        error = (
+            f"unknown match {match_id[:80]!r}: this bot holds no seat in it"
+            if seat is None
+            else seat.answer(sequence, action)
+        )
+        if error is None:
+            connection.errors_in_a_row = 0
+            return
+        connection.errors_in_a_row += 1
+        if connection.errors_in_a_row > MAX_PROTOCOL_ERRORS:
+            raise TooManyErrorsError(f"more than {MAX_PROTOCOL_ERRORS} unusable messages in a row")
+        connection.send(ProtocolError(match_id[:80], sequence, error))
+
+
+class SessionHub:
+    """Every bot session on this node."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.sessions: dict[str, BotSession] = {}
+
+    def connect(self, name: str, games: Iterable[str], capacity: int) -> Connection:
+        """A bot said hello: attach a new connection, replacing any older one, and resync its matches."""
+        session = self.sessions.get(name)
+        if session is None:
+            session = self.sessions[name] = BotSession(name)
+        if session.connection is not None:
+            session.connection.close("replaced by a newer connection of the same bot")
+        connection = Connection(session)
+        session.connection = connection
+        session.games = frozenset(games)
+        session.capacity = max(1, capacity)
+        for seat in list(session.seats.values()):
+            seat.resync()
+        return connection
+
+    def disconnect(self, connection: Connection) -> None:
+        """A stream ended: if it was the bot's live connection, start the grace periods."""
+        connection.close("disconnected")
+        session = connection.session
+        if session.connection is connection:
+            session.connection = None
+            for seat in list(session.seats.values()):
+                seat.connection_lost()
+
+    def connected(self) -> list[BotSession]:
+        """Sessions with a live connection."""
+        return [s for s in self.sessions.values() if s.connection is not None]
+
+    def seat_for(self, name: str, match_id: str, grace_seconds: float) -> RemoteSeat:
+        """A new seat of bot ``name`` in a match."""
+        session = self.sessions[name]
+        seat = RemoteSeat(session, match_id, self.clock, grace_seconds)
+        session.seats[match_id] = seat
+        return seat
