@@ -27,8 +27,7 @@ def play_demo(
             for seat, name in enumerate(names):
                 print(f"  {name:<{width}}  hand {format_cards(state.hands[seat])}", file=out)
         actions = {
-            seat: bots[seat].choose(game.observe(state, seat), game.legal_actions(state, seat))
-            for seat in seats
+            seat: bots[seat].choose(game.observe(state, seat), game.legal_actions(state, seat)) for seat in seats
         }
         reveal = "   ".join(f"{seat}: {actions[seat]!s:<5}" for seat in sorted(actions))
         print(f"  turn {state.turn + 1} reveal  {reveal}", file=out)

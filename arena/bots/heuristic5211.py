@@ -42,10 +42,7 @@ class Heuristic5211:
             total = 0
             mine = observation.laid[me] + play.cards
             for others in samples:
-                laid = [
-                    mine if seat == me else observation.laid[seat] + others[seat]
-                    for seat in range(len(others))
-                ]
+                laid = [mine if seat == me else observation.laid[seat] + others[seat] for seat in range(len(others))]
                 total += sum(VALUE_OF[c] for c in score_round(observation.num_players, laid).scored[me])
             value = total / len(samples) - self._spend_cost * sum(VALUE_OF[c] for c in play.cards)
             if value > best_value:

@@ -135,14 +135,8 @@ class Game5211:
         for card, wanted in Counter(action.cards).items():
             held = hand.count(card)
             if held < wanted:
-                problem = (
-                    f"{card} is not in your hand"
-                    if held == 0
-                    else f"your hand holds {held} {card}, not {wanted}"
-                )
-                raise IllegalActionError(
-                    f"illegal action {action!s} {where}: {problem} ({format_cards(hand)})"
-                )
+                problem = f"{card} is not in your hand" if held == 0 else f"your hand holds {held} {card}, not {wanted}"
+                raise IllegalActionError(f"illegal action {action!s} {where}: {problem} ({format_cards(hand)})")
         return action
 
     # -- playing ----------------------------------------------------------------------------------
@@ -299,9 +293,7 @@ def _end_round(
             round_number=state.round + 1,
             cards=_shuffled_deck(state.seed, state.deck_number + 1),
             banked_points=points,
-            banked_cards=tuple(
-                banked + len(p) for banked, p in zip(state.banked_cards, score_piles, strict=True)
-            ),
+            banked_cards=tuple(banked + len(p) for banked, p in zip(state.banked_cards, score_piles, strict=True)),
             history=history,
         )
     return State(

@@ -55,9 +55,7 @@ class State(NamedTuple):
 
     def score_pile_cards(self) -> tuple[int, ...]:
         """Each seat's running count of score-pile cards, earlier decks included."""
-        return tuple(
-            banked + len(pile) for banked, pile in zip(self.banked_cards, self.score_piles, strict=True)
-        )
+        return tuple(banked + len(pile) for banked, pile in zip(self.banked_cards, self.score_piles, strict=True))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
