@@ -33,15 +33,15 @@ def hash_token(token: str) -> str:
 class TokenStore(Protocol):
     """Where bot names and token hashes live (in memory, or Redis)."""
 
-    def add(self, name: str, token_hash: str) -> bool:
+    async def add(self, name: str, token_hash: str) -> bool:
         """Store a new bot; False if the name exists."""
         ...
 
-    def name_for(self, token_hash: str) -> str | None:
+    async def name_for(self, token_hash: str) -> str | None:
         """The bot with this token hash, if any."""
         ...
 
-    def names(self) -> list[str]:
+    async def names(self) -> list[str]:
         """Every registered bot name."""
         ...
 
@@ -53,7 +53,7 @@ class MemoryTokenStore:
         self._by_hash: dict[str, str] = {}
         self._names: set[str] = set()
 
-    def add(self, name: str, token_hash: str) -> bool:
+    async def add(self, name: str, token_hash: str) -> bool:
         """Store a new bot; False if the name exists."""
         if name in self._names:
             return False
@@ -61,11 +61,11 @@ class MemoryTokenStore:
         self._by_hash[token_hash] = name
         return True
 
-    def name_for(self, token_hash: str) -> str | None:
+    async def name_for(self, token_hash: str) -> str | None:
         """The bot with this token hash, if any."""
         return self._by_hash.get(token_hash)
 
-    def names(self) -> list[str]:
+    async def names(self) -> list[str]:
         """Every registered bot name."""
         return sorted(self._names)
 
@@ -83,7 +83,7 @@ class BotRegistry:
         if self._admin_hash is None or not token or not hmac.compare_digest(hash_token(token), self._admin_hash):
             raise AuthError("this call needs the admin token")
 
-    def register(self, name: str, admin_token: str | None = None) -> str:
+    async def register(self, name: str, admin_token: str | None = None) -> str:
         """Register a bot and return its token (shown once, never stored in clear)."""
         if not self.open_registration:
             self.check_admin(admin_token)
@@ -93,17 +93,17 @@ class BotRegistry:
                 "starting with a letter or digit"
             )
         token = secrets.token_urlsafe(32)
-        if not self._store.add(name, hash_token(token)):
+        if not await self._store.add(name, hash_token(token)):
             raise NameTakenError(f"a bot named {name!r} is already registered")
         return token
 
-    def authenticate(self, token: str) -> str:
+    async def authenticate(self, token: str) -> str:
         """The name of the bot holding ``token``; raises ``AuthError``."""
-        name = self._store.name_for(hash_token(token)) if token else None
+        name = await self._store.name_for(hash_token(token)) if token else None
         if name is None:
             raise AuthError("unknown bot token")
         return name
 
-    def names(self) -> list[str]:
+    async def names(self) -> list[str]:
         """Every registered bot."""
-        return self._store.names()
+        return await self._store.names()

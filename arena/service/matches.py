@@ -43,15 +43,15 @@ class MatchNotFinishedError(ArenaError):
 class RecordStore(Protocol):
     """Where finished match records are kept."""
 
-    def save(self, record: MatchRecord) -> None:
+    async def save(self, record: MatchRecord) -> None:
         """Store a finished record."""
         ...
 
-    def get(self, match_id: str) -> MatchRecord | None:
+    async def get(self, match_id: str) -> MatchRecord | None:
         """A stored record."""
         ...
 
-    def recent(self, limit: int) -> list[MatchRecord]:
+    async def recent(self, limit: int) -> list[MatchRecord]:
         """The most recently stored records, newest first."""
         ...
 
@@ -63,17 +63,17 @@ class MemoryRecordStore:
         self.capacity = capacity
         self._records: dict[str, MatchRecord] = {}
 
-    def save(self, record: MatchRecord) -> None:
+    async def save(self, record: MatchRecord) -> None:
         """Store a finished record."""
         self._records[record.match_id] = record
         while len(self._records) > self.capacity:
             self._records.pop(next(iter(self._records)))
 
-    def get(self, match_id: str) -> MatchRecord | None:
+    async def get(self, match_id: str) -> MatchRecord | None:
         """A stored record."""
         return self._records.get(match_id)
 
-    def recent(self, limit: int) -> list[MatchRecord]:
+    async def recent(self, limit: int) -> list[MatchRecord]:
         """Newest first."""
         return list(reversed(list(self._records.values())[-limit:]))
 
@@ -140,7 +140,7 @@ class MatchManager:
             record = await match.run()
         except asyncio.CancelledError:
             log.info("match %s aborted", setup.match_id)
-            self.store.save(match.record)
+            await self.store.save(match.record)
             raise
         finally:
             running = self.running.pop(setup.match_id, None)
@@ -150,7 +150,7 @@ class MatchManager:
                 for watcher in running.watchers:
                     with contextlib.suppress(asyncio.QueueFull):
                         watcher.put_nowait(None)
-        self.store.save(record)
+        await self.store.save(record)
         return record
 
     def _publish(self, match_id: str, event: MatchEvent) -> None:
@@ -169,13 +169,13 @@ class MatchManager:
         running = self.running.get(match_id)
         if running is not None:
             return await asyncio.shield(running.task)
-        return self.record(match_id)
+        return await self.record(match_id)
 
-    def record(self, match_id: str) -> MatchRecord:
+    async def record(self, match_id: str) -> MatchRecord:
         """The full record of a finished match."""
         if match_id in self.running:
             raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
-        record = self.store.get(match_id)
+        record = await self.store.get(match_id)
         if record is None:
             raise MatchNotFoundError(f"no match {match_id[:80]!r}")
         return record
@@ -184,7 +184,7 @@ class MatchManager:
         """Public events of a match: the latest state first, then every step until the end."""
         running = self.running.get(match_id)
         if running is None:
-            record = self.record(match_id)
+            record = await self.record(match_id)
             yield _final_event(record)
             return
         queue: asyncio.Queue[MatchEvent | None] = asyncio.Queue(WATCH_QUEUE_LIMIT)
