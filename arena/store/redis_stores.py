@@ -1,0 +1,72 @@
+"""The arena's stores on Redis: bot tokens (hashes only) and finished match records (JSON)."""
+
+from __future__ import annotations
+
+import json
+
+import redis.asyncio as aioredis
+
+from arena.referee.record import MatchRecord
+
+PREFIX = "arena"
+
+
+def key(kind: str, ident: str = "") -> str:
+    """A namespaced key: ``arena:{kind}:{id}``."""
+    return f"{PREFIX}:{kind}:{ident}" if ident else f"{PREFIX}:{kind}"
+
+
+class RedisTokenStore:
+    """Bot names and token hashes: ``arena:bot:{name}`` → hash, ``arena:token:{hash}`` → name."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._r = client
+
+    async def add(self, name: str, token_hash: str) -> bool:
+        """Store a new bot atomically; False if the name exists."""
+        if not await self._r.set(key("bot", name), token_hash, nx=True):
+            return False
+        await self._r.set(key("token", token_hash), name)
+        return True
+
+    async def name_for(self, token_hash: str) -> str | None:
+        """The bot holding this token hash."""
+        name = await self._r.get(key("token", token_hash))
+        return None if name is None else _text(name)
+
+    async def names(self) -> list[str]:
+        """Every registered bot."""
+        prefix = key("bot", "")
+        names = [k.decode()[len(prefix) :] async for k in self._r.scan_iter(match=prefix + "*", count=1000)]
+        return sorted(names)
+
+
+class RedisRecordStore:
+    """Finished match records: ``arena:record:{id}`` → JSON; ``arena:records`` orders them by end time."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._r = client
+
+    async def save(self, record: MatchRecord) -> None:
+        """Store a finished record (idempotent by match id)."""
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.set(key("record", record.match_id), json.dumps(record.to_dict()))
+            pipe.zadd(key("records"), {record.match_id: record.ended_at})
+            await pipe.execute()
+
+    async def get(self, match_id: str) -> MatchRecord | None:
+        """A stored record."""
+        data = await self._r.get(key("record", match_id))
+        return MatchRecord.from_dict(json.loads(data)) if data else None
+
+    async def recent(self, limit: int) -> list[MatchRecord]:
+        """The most recently ended records, newest first."""
+        ids = await self._r.zrevrange(key("records"), 0, max(0, limit - 1))
+        if not ids:
+            return []
+        values = await self._r.mget([key("record", _text(i)) for i in ids])
+        return [MatchRecord.from_dict(json.loads(v)) for v in values if v]
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
