@@ -30,10 +30,20 @@ check: $(STAMP) ## Static checks only: format, lint, types
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/buf lint
 
 fmt: $(STAMP) ## Format and auto-fix
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+proto: $(STAMP) ## Regenerate arena/v1/ from proto/arena/v1/*.proto
+	$(PY) scripts/gen_proto.py
+
+proto-check: $(STAMP) ## Fail if arena/v1/ is stale (run make proto)
+	$(BIN)/pytest -q tests/wire/test_proto_fresh.py
+
+buf-lint: $(STAMP) ## Lint the wire contract with Buf (STANDARD + COMMENTS)
+	$(BIN)/buf lint
 
 pytest: $(STAMP) ## The tests alone
 	$(BIN)/pytest -q
