@@ -55,9 +55,12 @@ class MatchEvent:
     step: int
     view: Any
     """The game's public view after the event."""
+    game: str = ""
     actions: Mapping[Seat, str] = dataclasses.field(default_factory=dict)
     """The revealed actions of the step."""
     outcome: Outcome | None = None
+    round_result: tuple[int, Any] | None = None
+    """(round number, result) when the step ended a scored round (games with rounds)."""
 
 
 Observer = Callable[[MatchEvent], None]
@@ -103,6 +106,7 @@ class Match:
         )
         self.sequence = itertools.count(1)
         self.step = 0
+        self._rounds_seen = 0
 
     async def run(self) -> MatchRecord:
         setup = self.setup
@@ -153,6 +157,7 @@ class Match:
         sequence = next(self.sequence)
         request = DecisionRequest(
             match_id=self.setup.match_id,
+            game=self.setup.game,
             sequence=sequence,
             seat=seat,
             observation=self.game.observe(self.state, seat),
@@ -183,7 +188,7 @@ class Match:
         except ActionError as error:
             kind = "illegal" if isinstance(error, IllegalActionError) else "invalid"
             return await self._reject(seat, request, answer, str(error), kind, elapsed, Termination.ILLEGAL_ACTION)
-        return DecisionRecord(self.step, seat, str(action), elapsed)
+        return DecisionRecord(self.step, seat, str(action), elapsed, "", sequence)
 
     async def _reject(
         self,
@@ -201,14 +206,16 @@ class Match:
         record.strikes[seat] += 1
         strikes = record.strikes[seat]
         record.rejections.append(
-            RejectionRecord(self.step, seat, request.sequence, answer[:MAX_RECORDED_ANSWER], reason)
+            RejectionRecord(
+                self.step, seat, request.sequence, answer[:MAX_RECORDED_ANSWER], reason, kind, fallback, strikes
+            )
         )
         limit = self.setup.time_control.max_strikes
         if strikes >= limit and seat not in record.forfeits:
             record.forfeits[seat] = cause
-        rejection = Rejection(self.setup.match_id, request.sequence, seat, reason, fallback, strikes, limit)
+        rejection = Rejection(self.setup.match_id, request.sequence, seat, kind, reason, fallback, strikes, limit)
         await self._tell(seat, self.setup.seats[seat].rejected(rejection))
-        return DecisionRecord(self.step, seat, fallback, elapsed, kind)
+        return DecisionRecord(self.step, seat, fallback, elapsed, kind, request.sequence)
 
     def _forfeit(
         self, seat: Seat, fallback: str, elapsed: float, cause: Termination, error: BaseException
@@ -230,13 +237,14 @@ class Match:
     def _emit(self, kind: str, actions: Mapping[Seat, str]) -> None:
         if self.observer is None:
             return
+        view = self.game.public_view(self.state)
+        history = getattr(view, "history", None)
+        round_result = None
+        if kind == "step" and history and len(history) > self._rounds_seen:
+            self._rounds_seen = len(history)
+            round_result = (len(history), history[-1])
         event = MatchEvent(
-            self.setup.match_id,
-            kind,
-            self.step,
-            self.game.public_view(self.state),
-            actions,
-            self.record.outcome,
+            self.setup.match_id, kind, self.step, view, self.setup.game, actions, self.record.outcome, round_result
         )
         try:
             self.observer(event)

@@ -22,6 +22,8 @@ class DecisionRecord:
     fallback: str = ""
     """Why the fallback policy played this action ("timeout", "illegal", "invalid", "forfeited",
     "disconnected"); empty when the bot's own answer was played."""
+    sequence: int = 0
+    """The request's sequence number (0 when no request was sent: a forfeited seat)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -34,6 +36,12 @@ class RejectionRecord:
     answer: str
     """What the bot sent (truncated); empty for a timeout."""
     reason: str
+    fault: str = ""
+    """"timeout", "invalid" or "illegal"."""
+    fallback: str = ""
+    """The action played instead."""
+    strikes: int = 0
+    """The seat's strikes, this one included."""
 
 
 @dataclasses.dataclass(slots=True)

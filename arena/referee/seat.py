@@ -37,6 +37,7 @@ class DecisionRequest:
     """Asks one seat for one action. ``sequence`` must be echoed with the answer."""
 
     match_id: str
+    game: str
     sequence: int
     seat: Seat
     observation: Any
@@ -57,6 +58,8 @@ class Rejection:
     match_id: str
     sequence: int
     seat: Seat
+    fault: str
+    """"timeout", "invalid" (does not parse) or "illegal" (not legal now)."""
     reason: str
     fallback_action: str
     strikes: int

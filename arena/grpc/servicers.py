@@ -1,0 +1,237 @@
+"""The gRPC servicers. They only convert: request → service call → response.
+
+Domain errors become status codes through the one table in ``arena.grpc.errors``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from arena import __version__
+from arena.games.registry import GAMES
+from arena.grpc import convert
+from arena.grpc.errors import status_for
+from arena.node import ArenaNode
+from arena.service.sessions import Connection, TooManyErrorsError
+from arena.v1 import bot_pb2, bot_pb2_grpc, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.wire import common as wire_common
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT_SECONDS = 10.0
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+def translate_errors(
+    method: Callable[[Any, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]],
+) -> Callable[[Any, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]]:
+    """Turn domain errors raised by a unary method into their status codes."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext[Req, Resp]) -> Resp:
+        try:
+            return await method(self, request, context)
+        except Exception as error:
+            code = status_for(error)
+            if code is None:
+                raise
+            await context.abort(code, str(error))
+            raise  # unreachable: abort raises
+
+    return wrapper
+
+
+def admin_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    """The bearer token in the call's ``authorization`` metadata, if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer ") :]
+    return None
+
+
+class BotServicer(bot_pb2_grpc.BotServiceServicer):
+    """The bot stream: Hello, then actions in and match messages out."""
+
+    def __init__(self, node: ArenaNode) -> None:
+        self.node = node
+
+    async def Connect(  # noqa: N802 - the gRPC method name
+        self,
+        request_iterator: AsyncIterator[bot_pb2.ConnectRequest],
+        context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse],
+    ) -> AsyncIterator[bot_pb2.ConnectResponse]:
+        """Authenticate, then relay until either side ends the stream."""
+        requests = aiter(request_iterator)
+        try:
+            first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT_SECONDS)
+        except (TimeoutError, StopAsyncIteration):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        if first.WhichOneof("kind") != "hello":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        hello = first.hello
+        try:
+            name = await self.node.registry.authenticate(hello.token)
+        except Exception as error:
+            await context.abort(status_for(error) or grpc.StatusCode.INTERNAL, str(error))
+        unknown = sorted(set(hello.games) - set(GAMES))
+        if unknown:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"unknown game(s) {unknown}; this arena plays {sorted(GAMES)}",
+            )
+        games = sorted(set(hello.games)) or sorted(GAMES)
+        capacity = max(1, min(hello.max_concurrent_matches or 1, self.node.max_matches_per_connection))
+        connection = self.node.hub.connect(name, games, capacity)
+        log.info("bot connected", extra={"bot": name, "client": hello.client_name[:64], "capacity": capacity})
+        yield bot_pb2.ConnectResponse(
+            welcome=bot_pb2.Welcome(
+                bot_name=name,
+                keep_alive_interval=convert.duration(self.node.keep_alive_seconds),
+                games=games,
+                max_concurrent_matches=capacity,
+                server_version=__version__,
+            )
+        )
+        reader = asyncio.create_task(self._read(requests, connection))
+        try:
+            async for message in self._outgoing(connection):
+                yield message
+        finally:
+            reader.cancel()
+            self.node.hub.disconnect(connection)
+            log.info("bot disconnected", extra={"bot": name, "reason": connection.close_reason})
+        if connection.close_reason.startswith("replaced"):
+            await context.abort(grpc.StatusCode.ABORTED, connection.close_reason)
+        if connection.close_reason.startswith("more than"):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, connection.close_reason)
+
+    async def _outgoing(self, connection: Connection) -> AsyncIterator[bot_pb2.ConnectResponse]:
+        outbox = connection.outbox
+        interval = self.node.keep_alive_seconds
+        while True:
+            if outbox.empty():
+                try:
+                    message = await asyncio.wait_for(outbox.get(), interval)
+                except TimeoutError:
+                    yield bot_pb2.ConnectResponse(
+                        keep_alive=bot_pb2.KeepAlive(server_time=convert.timestamp(self.node.clock.wall()))
+                    )
+                    continue
+            else:
+                message = outbox.get_nowait()
+            if message is None:
+                return
+            yield convert.outgoing_to_proto(message)
+
+    async def _read(self, requests: AsyncIterator[bot_pb2.ConnectRequest], connection: Connection) -> None:
+        session = connection.session
+        try:
+            async for request in requests:
+                kind = request.WhichOneof("kind")
+                if kind == "action":
+                    action = request.action
+                    session.on_action(connection, action.match_id, action.sequence, action.text)
+                elif kind == "ping":
+                    continue
+                else:
+                    why = "Hello was already sent" if kind == "hello" else "empty message"
+                    session.on_protocol_error(connection, why)
+        except TooManyErrorsError as error:
+            connection.close(str(error))
+            return
+        except (asyncio.CancelledError, grpc.aio.AioRpcError):
+            return
+        connection.close("the bot closed the stream")
+
+
+class MatchServicer(match_pb2_grpc.MatchServiceServicer):
+    """Ad-hoc matches, records, lists and spectating."""
+
+    def __init__(self, node: ArenaNode) -> None:
+        self.node = node
+
+    @translate_errors
+    async def StartMatch(  # noqa: N802
+        self, request: match_pb2.StartMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> match_pb2.StartMatchResponse:
+        """Start a match between connected bots."""
+        self.node.check_admin(admin_token(context))
+        try:
+            tc = convert.time_control_from_proto(request.time_control, self.node.default_time_control)
+        except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        match_id = self.node.matches.start(
+            request.game,
+            list(request.bot_names),
+            seed=request.seed if request.HasField("seed") else None,
+            options=wire_common.options_from_proto(request.options),
+            time_control=tc,
+            deck=list(request.deck) or None,
+        )
+        return match_pb2.StartMatchResponse(match_id=match_id)
+
+    @translate_errors
+    async def GetMatchRecord(  # noqa: N802
+        self, request: match_pb2.GetMatchRecordRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> match_pb2.GetMatchRecordResponse:
+        """The full record of a finished match."""
+        record = await self.node.matches.record(request.match_id)
+        return match_pb2.GetMatchRecordResponse(record=convert.record_to_proto(record, __version__))
+
+    @translate_errors
+    async def ListMatches(  # noqa: N802
+        self, request: match_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> match_pb2.ListMatchesResponse:
+        """Running and recent matches, newest first, filtered."""
+        page_size = min(request.page_size or 50, 500)
+        offset = int(request.page_token) if request.page_token.isdigit() else 0
+        infos = await self.node.matches.summaries(offset + page_size + 1)
+        summaries = [convert.summary_to_proto(info) for info in infos]
+        wanted = [
+            s
+            for s in summaries
+            if (not request.game or s.game == request.game)
+            and (not request.bot_name or request.bot_name in s.bot_names)
+            and (request.state in (match_pb2.MATCH_STATE_UNSPECIFIED, s.state))
+        ]
+        page = wanted[offset : offset + page_size]
+        more = len(wanted) > offset + page_size
+        return match_pb2.ListMatchesResponse(matches=page, next_page_token=str(offset + page_size) if more else "")
+
+    async def WatchMatch(  # noqa: N802
+        self, request: match_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[match_pb2.WatchMatchResponse]:
+        """Public events of a match: no hand ever, choices only after the reveal."""
+        try:
+            async for event in self.node.matches.watch(request.match_id):
+                for message in convert.event_to_proto(event):
+                    yield message
+        except Exception as error:
+            code = status_for(error)
+            if code is None:
+                raise
+            await context.abort(code, str(error))
+
+
+class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
+    """Bot registration."""
+
+    def __init__(self, node: ArenaNode) -> None:
+        self.node = node
+
+    @translate_errors
+    async def RegisterBot(  # noqa: N802
+        self, request: registry_pb2.RegisterBotRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> registry_pb2.RegisterBotResponse:
+        """Register a bot; its token is returned once."""
+        token = await self.node.registry.register(request.name, admin_token(context))
+        return registry_pb2.RegisterBotResponse(
+            bot=registry_pb2.Bot(name=request.name, games=list(request.games) or sorted(GAMES)), token=token
+        )

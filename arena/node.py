@@ -1,0 +1,47 @@
+"""One arena node's services, wired together (transport-agnostic)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from arena.referee.clock import Clock, MonotonicClock
+from arena.referee.timecontrol import TimeControl
+from arena.service.auth import BotRegistry, MemoryTokenStore
+from arena.service.matches import MatchManager, RecordStore
+from arena.service.sessions import SessionHub
+
+
+@dataclasses.dataclass
+class ArenaNode:
+    """The services of one node: bot registry, bot sessions and matches."""
+
+    registry: BotRegistry
+    hub: SessionHub
+    matches: MatchManager
+    clock: Clock
+    default_time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
+    keep_alive_seconds: float = 15.0
+    max_matches_per_connection: int = 10_000
+
+    def check_admin(self, token: str | None) -> None:
+        """Admin calls (register, start matches) need the admin token unless registration is open."""
+        if not self.registry.open_registration:
+            self.registry.check_admin(token)
+
+    @classmethod
+    def in_memory(
+        cls,
+        admin_token: str | None = None,
+        open_registration: bool = False,
+        clock: Clock | None = None,
+        records: RecordStore | None = None,
+    ) -> ArenaNode:
+        """A node keeping everything in memory (tests, and a node without Redis)."""
+        clock = clock or MonotonicClock()
+        hub = SessionHub(clock)
+        return cls(
+            registry=BotRegistry(MemoryTokenStore(), admin_token, open_registration),
+            hub=hub,
+            matches=MatchManager(hub, clock, records),
+            clock=clock,
+        )

@@ -1,0 +1,125 @@
+"""``arena serve``: one arena node with its store, its gRPC server and a graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import os
+import secrets
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import redis.asyncio as aioredis
+
+from arena.grpc.server import GrpcServer, TlsFiles, start_server
+from arena.node import ArenaNode
+from arena.referee.clock import MonotonicClock
+from arena.service.auth import BotRegistry
+from arena.service.matches import MatchManager
+from arena.service.sessions import SessionHub
+from arena.store.embedded import EmbeddedRedis
+from arena.store.redis_stores import RedisRecordStore, RedisTokenStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class ServeConfig:
+    """How to run a node."""
+
+    address: str = "127.0.0.1:50051"
+    redis_url: str | None = None
+    """An external Redis; None starts the embedded one with its data in ``data_dir``."""
+    data_dir: Path = Path("data")
+    admin_token: str | None = None
+    open_registration: bool = False
+    tls: TlsFiles | None = None
+    shutdown_grace_seconds: float = 30.0
+    keep_alive_seconds: float = 15.0
+
+
+@dataclasses.dataclass
+class RunningNode:
+    """A started node: its services, server and store."""
+
+    node: ArenaNode
+    grpc: GrpcServer
+    redis: aioredis.Redis
+    embedded: EmbeddedRedis | None
+    admin_token: str | None
+
+    @property
+    def port(self) -> int:
+        """The bound gRPC port."""
+        return self.grpc.port
+
+    async def stop(self, grace_seconds: float) -> None:
+        """Stop taking work, let matches finish for up to ``grace_seconds`` (then abort and record
+        them), close the server and the store."""
+        await self.grpc.health.enter_graceful_shutdown()
+        await self.node.matches.shutdown(grace_seconds)
+        await self.grpc.server.stop(min(grace_seconds, 5.0))
+        await self.redis.aclose()
+        if self.embedded is not None:
+            await asyncio.to_thread(self.embedded.stop)
+
+
+def admin_token_for(config: ServeConfig) -> str | None:
+    """The admin token: given, from ARENA_ADMIN_TOKEN, or made once and kept in the data folder."""
+    if config.open_registration:
+        return config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
+    token = config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
+    if token:
+        return token
+    path = config.data_dir / "admin-token"
+    if path.exists():
+        return path.read_text().strip()
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    path.write_text(token + "\n")
+    path.chmod(0o600)
+    log.info("admin token created", extra={"path": str(path)})
+    return token
+
+
+async def start_node(config: ServeConfig) -> RunningNode:
+    """Start the store (embedded Redis unless a URL is given), the services and the gRPC server."""
+    embedded = None
+    url = config.redis_url
+    if url is None:
+        embedded = await asyncio.to_thread(EmbeddedRedis(config.data_dir / "redis").start)
+        url = embedded.url
+    client = aioredis.Redis.from_url(url)
+    await client.ping()
+    clock = MonotonicClock()
+    hub = SessionHub(clock)
+    admin = admin_token_for(config)
+    node = ArenaNode(
+        registry=BotRegistry(RedisTokenStore(client), admin, config.open_registration),
+        hub=hub,
+        matches=MatchManager(hub, clock, RedisRecordStore(client)),
+        clock=clock,
+        keep_alive_seconds=config.keep_alive_seconds,
+    )
+    server = await start_server(node, config.address, config.tls)
+    log.info("arena node serving", extra={"address": config.address, "port": server.port, "redis": url})
+    return RunningNode(node, server, client, embedded, admin)
+
+
+async def serve(config: ServeConfig, on_ready: Callable[[RunningNode], None] | None = None) -> None:
+    """Run a node until SIGTERM or SIGINT, then shut down gracefully."""
+    running = await start_node(config)
+    if on_ready is not None:
+        on_ready(running)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down", extra={"grace_seconds": config.shutdown_grace_seconds})
+    await running.stop(config.shutdown_grace_seconds)
+    log.info("stopped")

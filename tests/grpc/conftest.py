@@ -1,0 +1,82 @@
+"""A real arena gRPC server on 127.0.0.1 (a free port) for each test, with real channels."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+
+from arena.grpc.server import GrpcServer, start_server
+from arena.node import ArenaNode
+from arena.referee.timecontrol import TimeControl
+from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from tests.grpc.rawbot import Chooser, RawBot
+
+ADMIN = "admin-secret-for-tests"
+ADMIN_METADATA = (("authorization", f"Bearer {ADMIN}"),)
+
+
+@dataclasses.dataclass
+class Arena:
+    node: ArenaNode
+    server: GrpcServer
+    channel: grpc.aio.Channel
+    bots: list[RawBot] = dataclasses.field(default_factory=list)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.server.port}"
+
+    @property
+    def matches(self) -> match_pb2_grpc.MatchServiceStub:
+        return match_pb2_grpc.MatchServiceStub(self.channel)
+
+    async def register(self, name: str) -> str:
+        stub = registry_pb2_grpc.RegistryServiceStub(self.channel)
+        response = await stub.RegisterBot(registry_pb2.RegisterBotRequest(name=name), metadata=ADMIN_METADATA)
+        return response.token
+
+    async def connect(self, name: str, chooser: Chooser | None = None, capacity: int = 16) -> RawBot:
+        token = await self.register(name)
+        bot = RawBot(self.address, token, chooser, capacity).start()
+        self.bots.append(bot)
+        await bot.welcomed.wait()
+        return bot
+
+    async def start_match(self, names: list[str], seed: int = 1, tc: TimeControl | None = None, **options: str) -> str:
+        request = match_pb2.StartMatchRequest(game="5211", bot_names=names, seed=seed, options=options)
+        if tc is not None:
+            request.time_control.CopyFrom(
+                common_pb2.TimeControl(
+                    decision_allowance={"nanos": 0, "seconds": 0},
+                    strike_limit=tc.max_strikes,
+                )
+            )
+            request.time_control.decision_allowance.FromNanoseconds(int(tc.decision_seconds * 1e9))
+            request.time_control.time_bank.FromNanoseconds(int(tc.bank_seconds * 1e9))
+            request.time_control.disconnect_grace.FromNanoseconds(int(tc.grace_seconds * 1e9))
+        response = await self.matches.StartMatch(request, metadata=ADMIN_METADATA)
+        return response.match_id
+
+    async def record(self, match_id: str) -> match_pb2.MatchRecord:
+        response = await self.matches.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=match_id))
+        return response.record
+
+
+@pytest.fixture
+async def arena() -> AsyncIterator[Arena]:
+    node = ArenaNode.in_memory(admin_token=ADMIN)
+    node.keep_alive_seconds = 1.0
+    server = await start_server(node, "127.0.0.1:0")
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    arena = Arena(node, server, channel)
+    try:
+        yield arena
+    finally:
+        for bot in arena.bots:
+            await bot.stop()
+        await node.matches.shutdown(0.5)
+        await channel.close()
+        await server.stop(0.5)

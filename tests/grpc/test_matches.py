@@ -1,0 +1,64 @@
+"""Full matches over gRPC between bots written from the proto alone."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from arena.games import get_game
+from arena.v1 import common_pb2, match_pb2
+from arena.wire import record as wire_record
+from tests.grpc.conftest import Arena
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+async def test_full_match_between_proto_only_bots(arena: Arena, players: int) -> None:
+    names = [f"bot{i}" for i in range(players)]
+    bots = [await arena.connect(name) for name in names]
+    match_id = await arena.start_match(names, seed=players)
+    ends = [await bot.wait_ended(match_id) for bot in bots]
+    outcome = ends[0].outcome
+    assert outcome.termination == common_pb2.TERMINATION_NORMAL
+    assert all(end.outcome == outcome for end in ends)
+    assert [end.seat for end in ends] == list(range(players))
+    assert sorted(outcome.placings)[0] == 1
+    record = await arena.record(match_id)
+    assert list(record.bot_names) == names
+    assert not record.rejections
+    replayed = get_game("5211").outcome(wire_record.replay(record))
+    assert replayed is not None
+    assert list(replayed.scores) == list(outcome.scores)
+    assert list(replayed.placings) == list(outcome.placings)
+    for seat, bot in enumerate(bots):
+        requests = [r for r in bot.messages("action_request") if r.match_id == match_id]
+        assert len(requests) == {2: 33, 3: 21, 4: 18, 5: 12}[players]
+        assert all(r.seat == seat for r in requests)
+        assert [r.sequence for r in requests] == sorted(r.sequence for r in requests)
+
+
+async def test_many_concurrent_matches_on_one_connection_each(arena: Arena) -> None:
+    names = ["a", "b", "c"]
+    bots = [await arena.connect(name, capacity=40) for name in names]
+    ids = [await arena.start_match(names, seed=i) for i in range(30)]
+    for match_id in ids:
+        for bot in bots:
+            end = await bot.wait_ended(match_id)
+            assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
+    listed = await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_size=100))
+    assert {m.match_id for m in listed.matches} >= set(ids)
+
+
+async def test_a_running_match_record_is_not_released(arena: Arena) -> None:
+    names = ["slow", "fast"]
+    await arena.connect("slow", chooser=lambda request: None)
+    await arena.connect("fast")
+    match_id = await arena.start_match(names)
+    with pytest.raises(grpc.aio.AioRpcError) as error:
+        await arena.record(match_id)
+    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    with pytest.raises(grpc.aio.AioRpcError) as missing:
+        await arena.record("no-such-match")
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    await asyncio.sleep(0)
