@@ -99,13 +99,13 @@ class RawBot:
                 self.ended[response.match_ended.match_id] = response.match_ended
                 self._match_ended.notify_all()
 
-    async def wait_ended(self, match_id: str, timeout: float = 30.0) -> bot_pb2.MatchEnded:
+    async def wait_ended(self, match_id: str, seconds: float = 30.0) -> bot_pb2.MatchEnded:
         async def ended() -> bot_pb2.MatchEnded:
             async with self._match_ended:
                 await self._match_ended.wait_for(lambda: match_id in self.ended)
                 return self.ended[match_id]
 
-        return await asyncio.wait_for(ended(), timeout)
+        return await asyncio.wait_for(ended(), seconds)
 
     def messages(self, kind: str) -> list[Any]:
         return [getattr(r, kind) for r in self.received if r.WhichOneof("kind") == kind]

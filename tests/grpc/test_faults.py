@@ -1,0 +1,242 @@
+"""Every way a bot can misbehave over gRPC ends with the documented result, and never hangs."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arena.referee.timecontrol import TimeControl
+from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2, registry_pb2, registry_pb2_grpc
+from tests.grpc.conftest import Arena
+from tests.grpc.rawbot import RawBot, random_chooser
+
+FAST = TimeControl(decision_seconds=0.05, bank_seconds=0.1, max_strikes=3, grace_seconds=0.3)
+
+
+async def test_a_bot_that_never_answers_times_out_and_forfeits(arena: Arena) -> None:
+    silent = await arena.connect("silent", chooser=lambda request: None)
+    others = [await arena.connect(name) for name in ("p1", "p2")]
+    match_id = await arena.start_match(["silent", "p1", "p2"], tc=FAST)
+    end = await silent.wait_ended(match_id, 20)
+    assert end.outcome.termination == common_pb2.TERMINATION_TIMEOUT
+    assert list(end.outcome.forfeited_seats) == [0]
+    assert end.outcome.placings[0] == 3
+    rejections = silent.messages("action_rejected")
+    assert [r.fault for r in rejections] == [common_pb2.FAULT_TIMEOUT] * 3
+    assert [r.strikes for r in rejections] == [1, 2, 3]
+    assert all(r.strike_limit == 3 and r.fallback_action for r in rejections)
+    for bot in others:
+        assert (await bot.wait_ended(match_id)).outcome == end.outcome
+        assert not bot.messages("action_rejected")
+
+
+async def test_illegal_and_unparseable_actions_are_rejected_with_a_reason(arena: Arena) -> None:
+    answers = iter(["Q7", "G1 G1 G1 G1 G1 G1", ""])
+
+    def chooser(request: bot_pb2.ActionRequest) -> str:
+        return next(answers, request.legal_actions[0])
+
+    cheat = await arena.connect("cheat", chooser=chooser)
+    await arena.connect("honest")
+    match_id = await arena.start_match(["cheat", "honest"], tc=FAST)
+    end = await cheat.wait_ended(match_id, 20)
+    rejections = cheat.messages("action_rejected")
+    assert [r.fault for r in rejections] == [
+        common_pb2.FAULT_INVALID_ACTION,
+        common_pb2.FAULT_ILLEGAL_ACTION,
+        common_pb2.FAULT_INVALID_ACTION,
+    ]
+    assert "invalid card 'Q7'" in rejections[0].reason
+    assert "lay exactly" in rejections[1].reason
+    assert end.outcome.termination == common_pb2.TERMINATION_ILLEGAL_ACTION
+    assert list(end.outcome.forfeited_seats) == [0]
+    record = await arena.record(match_id)
+    assert [r.received_action for r in record.rejections] == ["Q7", "G1 G1 G1 G1 G1 G1", ""]
+
+
+async def test_stale_unknown_and_foreign_actions_get_clear_errors_and_change_nothing(arena: Arena) -> None:
+    sent: list[bot_pb2.ActionRequest] = []
+
+    def chooser(request: bot_pb2.ActionRequest) -> str:
+        sent.append(request)
+        return request.legal_actions[0]
+
+    bot = await arena.connect("meddler", chooser=chooser)
+    victim = await arena.connect("victim")
+    third = await arena.connect("third")
+    other_match = await arena.start_match(["victim", "third"], seed=3)
+    match_id = await arena.start_match(["meddler", "victim"], seed=4)
+    await bot.wait_ended(match_id)
+    bot.send_action("no-such-match", 1, "G1")
+    bot.send_action(match_id, 1, "G1")  # stale: the match is over
+    bot.send_action(other_match, 1, "G1")  # a match it holds no seat in
+    for _ in range(200):
+        if len(bot.messages("error")) >= 3:
+            break
+        await asyncio.sleep(0.01)
+    errors = bot.messages("error")
+    assert "unknown match 'no-such-match'" in errors[0].reason
+    assert "holds no seat" in errors[2].reason
+    for end_bot in (victim, third):
+        assert (await end_bot.wait_ended(other_match)).outcome.termination == common_pb2.TERMINATION_NORMAL
+    assert not victim.messages("action_rejected")
+
+
+async def test_a_flooding_bot_is_cut_off_without_disturbing_other_matches(arena: Arena) -> None:
+    flooder = await arena.connect("flooder")
+    a = await arena.connect("a")
+    b = await arena.connect("b")
+    match_id = await arena.start_match(["a", "b"], seed=9)
+    for i in range(1_000):
+        flooder.send_action("junk", i, "G1")
+    end = await a.wait_ended(match_id)
+    assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
+    assert (await b.wait_ended(match_id)).outcome == end.outcome
+    for _ in range(500):
+        if flooder.error is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert flooder.error is not None
+    assert flooder.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+async def test_an_oversized_message_is_refused_and_the_server_carries_on(arena: Arena) -> None:
+    big = await arena.connect("big")
+    big.send_action("m", 1, "G1 " * 40_000)
+    for _ in range(500):
+        if big.error is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert big.error is not None
+    assert big.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    bots = [await arena.connect(n) for n in ("x", "y")]
+    match_id = await arena.start_match(["x", "y"])
+    assert (await bots[0].wait_ended(match_id)).outcome.termination == common_pb2.TERMINATION_NORMAL
+
+
+async def test_a_disconnect_without_reconnect_forfeits_after_the_grace_period(arena: Arena) -> None:
+    leaver_token = await arena.register("leaver")
+    moves = 0
+
+    def chooser(request: bot_pb2.ActionRequest) -> str | None:
+        nonlocal moves
+        moves += 1
+        return request.legal_actions[0] if moves <= 3 else None
+
+    leaver = RawBot(arena.address, leaver_token, chooser).start()
+    await leaver.welcomed.wait()
+    stayer = await arena.connect("stayer")
+    tc = TimeControl(decision_seconds=5.0, bank_seconds=0.0, max_strikes=3, grace_seconds=0.3)
+    match_id = await arena.start_match(["leaver", "stayer"], tc=tc)
+    while moves < 4:
+        await asyncio.sleep(0.01)
+    await leaver.stop()
+    end = await stayer.wait_ended(match_id, 20)
+    assert end.outcome.termination == common_pb2.TERMINATION_DISCONNECTED
+    assert list(end.outcome.forfeited_seats) == [0]
+    assert end.outcome.placings[1] == 1
+
+
+async def test_a_bot_that_reconnects_resumes_its_match(arena: Arena) -> None:
+    token = await arena.register("phoenix")
+    first = RawBot(arena.address, token, lambda request: None).start()
+    await first.welcomed.wait()
+    await arena.connect("steady")
+    tc = TimeControl(decision_seconds=5.0, bank_seconds=0.0, max_strikes=3, grace_seconds=5.0)
+    match_id = await arena.start_match(["phoenix", "steady"], tc=tc)
+    while not first.messages("action_request"):
+        await asyncio.sleep(0.01)
+    pending = first.messages("action_request")[-1]
+    await first.stop()
+    await asyncio.sleep(0.1)
+    second = RawBot(arena.address, token, random_chooser(5)).start()
+    end = await second.wait_ended(match_id, 20)
+    assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
+    assert not end.outcome.forfeited_seats
+    resent = second.messages("action_request")[0]
+    assert (resent.match_id, resent.sequence) == (pending.match_id, pending.sequence)
+    assert resent.observation == pending.observation
+    assert second.messages("match_started")[0].match_id == match_id
+    assert not second.messages("action_rejected")
+
+
+async def test_a_second_connection_replaces_the_first(arena: Arena) -> None:
+    token = await arena.register("twin")
+    first = RawBot(arena.address, token).start()
+    await first.welcomed.wait()
+    second = RawBot(arena.address, token).start()
+    await second.welcomed.wait()
+    for _ in range(300):
+        if first.error is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert first.error is not None and first.error.code() == grpc.StatusCode.ABORTED
+    await first.stop()
+    await second.stop()
+
+
+async def test_authentication_and_the_first_message(arena: Arena) -> None:
+    stub = bot_pb2_grpc.BotServiceStub(arena.channel)
+
+    async def one(message: bot_pb2.ConnectRequest) -> grpc.StatusCode:
+        async def requests():  # type: ignore[no-untyped-def]
+            yield message
+            await asyncio.sleep(5)
+
+        try:
+            async for _ in stub.Connect(requests()):
+                pass
+        except grpc.aio.AioRpcError as error:
+            return error.code()
+        return grpc.StatusCode.OK
+
+    bad_token = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token="not-a-token"))
+    assert await one(bad_token) == grpc.StatusCode.UNAUTHENTICATED
+    not_hello = bot_pb2.ConnectRequest(action=bot_pb2.Action(match_id="x", sequence=1, text="G1"))
+    assert await one(not_hello) == grpc.StatusCode.INVALID_ARGUMENT
+    token = await arena.register("gamer")
+    wrong_game = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=token, games=["chess"]))
+    assert await one(wrong_game) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_registration_needs_the_admin_token(arena: Arena) -> None:
+    stub = registry_pb2_grpc.RegistryServiceStub(arena.channel)
+    request = registry_pb2.RegisterBotRequest(name="sneaky")
+    with pytest.raises(grpc.aio.AioRpcError) as denied:
+        await stub.RegisterBot(request)
+    assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(grpc.aio.AioRpcError) as wrong:
+        await stub.RegisterBot(request, metadata=(("authorization", "Bearer wrong"),))
+    assert wrong.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    token = await arena.register("fine")
+    assert len(token) >= 40
+    with pytest.raises(grpc.aio.AioRpcError) as taken:
+        await arena.register("fine")
+    assert taken.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    with pytest.raises(grpc.aio.AioRpcError) as bad:
+        await arena.register("no spaces allowed")
+    assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    # Only the hash is kept.
+    store = arena.node.registry._store
+    assert token not in repr(vars(store))
+
+
+async def test_health_and_reflection(arena: Arena) -> None:
+    health = health_pb2_grpc.HealthStub(arena.channel)
+    for service in ("", "arena.v1.BotService", "arena.v1.MatchService", "arena.v1.RegistryService"):
+        response = await health.Check(health_pb2.HealthCheckRequest(service=service))
+        assert response.status == health_pb2.HealthCheckResponse.SERVING
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    stub = reflection_pb2_grpc.ServerReflectionStub(arena.channel)
+
+    async def ask():  # type: ignore[no-untyped-def]
+        yield reflection_pb2.ServerReflectionRequest(list_services="")
+
+    names = set()
+    async for response in stub.ServerReflectionInfo(ask()):
+        names |= {s.name for s in response.list_services_response.service}
+    assert {"arena.v1.BotService", "arena.v1.MatchService", "arena.v1.RegistryService"} <= names
