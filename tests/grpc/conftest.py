@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import grpc
 import pytest
@@ -80,3 +81,12 @@ async def arena() -> AsyncIterator[Arena]:
         await node.matches.shutdown(0.5)
         await channel.close()
         await server.stop(0.5)
+
+
+async def eventually(predicate: Callable[[], object], seconds: float = 10.0) -> None:
+    """Wait until ``predicate()`` is true, polling; fail after ``seconds``."""
+    for _ in range(int(seconds / 0.01)):
+        if predicate():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"condition not met within {seconds} s")

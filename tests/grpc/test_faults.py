@@ -10,7 +10,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.referee.timecontrol import TimeControl
 from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2, registry_pb2, registry_pb2_grpc
-from tests.grpc.conftest import Arena
+from tests.grpc.conftest import Arena, eventually
 from tests.grpc.rawbot import RawBot, random_chooser
 
 FAST = TimeControl(decision_seconds=0.05, bank_seconds=0.1, max_strikes=3, grace_seconds=0.3)
@@ -73,10 +73,7 @@ async def test_stale_unknown_and_foreign_actions_get_clear_errors_and_change_not
     bot.send_action("no-such-match", 1, "G1")
     bot.send_action(match_id, 1, "G1")  # stale: the match is over
     bot.send_action(other_match, 1, "G1")  # a match it holds no seat in
-    for _ in range(200):
-        if len(bot.messages("error")) >= 3:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: len(bot.messages("error")) >= 3)
     errors = bot.messages("error")
     assert "unknown match 'no-such-match'" in errors[0].reason
     assert "holds no seat" in errors[2].reason
@@ -95,10 +92,7 @@ async def test_a_flooding_bot_is_cut_off_without_disturbing_other_matches(arena:
     end = await a.wait_ended(match_id)
     assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
     assert (await b.wait_ended(match_id)).outcome == end.outcome
-    for _ in range(500):
-        if flooder.error is not None:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: flooder.error is not None)
     assert flooder.error is not None
     assert flooder.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
@@ -106,10 +100,7 @@ async def test_a_flooding_bot_is_cut_off_without_disturbing_other_matches(arena:
 async def test_an_oversized_message_is_refused_and_the_server_carries_on(arena: Arena) -> None:
     big = await arena.connect("big")
     big.send_action("m", 1, "G1 " * 40_000)
-    for _ in range(500):
-        if big.error is not None:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: big.error is not None)
     assert big.error is not None
     assert big.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     bots = [await arena.connect(n) for n in ("x", "y")]
@@ -131,8 +122,7 @@ async def test_a_disconnect_without_reconnect_forfeits_after_the_grace_period(ar
     stayer = await arena.connect("stayer")
     tc = TimeControl(decision_seconds=5.0, bank_seconds=0.0, max_strikes=3, grace_seconds=0.3)
     match_id = await arena.start_match(["leaver", "stayer"], tc=tc)
-    while moves < 4:
-        await asyncio.sleep(0.01)
+    await eventually(lambda: moves >= 4)
     await leaver.stop()
     end = await stayer.wait_ended(match_id, 20)
     assert end.outcome.termination == common_pb2.TERMINATION_DISCONNECTED
@@ -147,8 +137,7 @@ async def test_a_bot_that_reconnects_resumes_its_match(arena: Arena) -> None:
     await arena.connect("steady")
     tc = TimeControl(decision_seconds=5.0, bank_seconds=0.0, max_strikes=3, grace_seconds=5.0)
     match_id = await arena.start_match(["phoenix", "steady"], tc=tc)
-    while not first.messages("action_request"):
-        await asyncio.sleep(0.01)
+    await eventually(lambda: first.messages("action_request"))
     pending = first.messages("action_request")[-1]
     await first.stop()
     await asyncio.sleep(0.1)
@@ -169,10 +158,7 @@ async def test_a_second_connection_replaces_the_first(arena: Arena) -> None:
     await first.welcomed.wait()
     second = RawBot(arena.address, token).start()
     await second.welcomed.wait()
-    for _ in range(300):
-        if first.error is not None:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: first.error is not None)
     assert first.error is not None and first.error.code() == grpc.StatusCode.ABORTED
     await first.stop()
     await second.stop()

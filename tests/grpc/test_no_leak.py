@@ -64,7 +64,7 @@ async def test_bots_receive_exactly_their_seats_view_over_many_matches(arena: Ar
 
 async def test_spectators_see_public_views_and_choices_only_after_the_reveal(arena: Arena) -> None:
     pending: asyncio.Queue[bot_pb2.ActionRequest] = asyncio.Queue()
-    held = await arena.connect("w0", chooser=lambda request: pending.put_nowait(request))  # answers by hand
+    held = await arena.connect("w0", chooser=pending.put_nowait)  # answers by hand
     await arena.connect("w1")
     await arena.connect("w2")
     match_id = await arena.start_match(["w0", "w1", "w2"], seed=77)
