@@ -1,0 +1,70 @@
+"""``arena serve`` as a real process: embedded Redis, persistence across restarts, graceful SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import grpc
+
+from arena.admin import register_bot
+from arena.store.embedded import free_port
+from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
+from tests.grpc.rawbot import RawBot
+
+
+@contextmanager
+def arena_process(data_dir: Path, port: int) -> Iterator[subprocess.Popen[str]]:
+    command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{port}"]
+    command += ["--data-dir", str(data_dir), "--log-format", "text", "--shutdown-grace", "0.5"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("arena serving on"), line + (process.stderr.read() if process.stderr else "")
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+
+
+async def test_sigterm_aborts_running_matches_and_a_restart_keeps_everything(tmp_path: Path) -> None:
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    with arena_process(tmp_path, port) as process:
+        admin = (tmp_path / "admin-token").read_text().strip()
+        tokens = {name: await asyncio.to_thread(register_bot, address, name, admin) for name in ("p", "q")}
+        bots = [RawBot(address, tokens[name], chooser=lambda request: None).start() for name in tokens]
+        for bot in bots:
+            await asyncio.wait_for(bot.welcomed.wait(), 10)
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            request = match_pb2.StartMatchRequest(game="5211", bot_names=["p", "q"], seed=5)
+            request.time_control.decision_allowance.FromSeconds(60)
+            started = await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
+        await asyncio.wait_for(_first_request(bots[0]), 10)
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(process.wait, 20) == 0
+        for bot in bots:
+            await bot.stop()
+    with arena_process(tmp_path, port):
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            record = (await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))).record
+            assert record.outcome.termination == common_pb2.TERMINATION_ABORTED
+            assert list(record.bot_names) == ["p", "q"]
+        again = RawBot(address, tokens["p"]).start()
+        await asyncio.wait_for(again.welcomed.wait(), 10)
+        assert again.error is None
+        await again.stop()
+
+
+async def _first_request(bot: RawBot) -> None:
+    while not bot.messages("action_request"):  # noqa: ASYNC110 - polling a plain list
+        await asyncio.sleep(0.01)
