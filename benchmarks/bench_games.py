@@ -1,0 +1,120 @@
+"""Rules-engine throughput: in-process random self-play through the public game interface.
+
+For each player count: whole games per second and decisions (one seat's action) per second, on
+one core, with the policy a uniform random choice among ``legal_actions``. Separately: the cost of
+one ``observe`` call, and of ``observe`` followed by ``to_jsonable`` (what a seat is sent).
+Run with ``make bench`` or ``python benchmarks/bench_games.py [--seconds S]``; see BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import time
+from typing import Any
+
+from arena.games import GameRules, get_game, to_jsonable
+
+TARGET_GAMES_PER_SECOND = 2_500
+"""The goal for 4-player 5211 random self-play on one core."""
+TARGET_PLAYERS = 4
+
+
+def play_one(rules: GameRules[Any, Any, Any], players: int, seed: int) -> int:
+    """One random game through the public interface; returns the number of decisions taken."""
+    rng = random.Random(seed)
+    state = rules.initial_state(players, seed)
+    decisions = 0
+    while seats := rules.to_move(state):
+        state = rules.apply(state, {seat: rng.choice(rules.legal_actions(state, seat)) for seat in seats})
+        decisions += len(seats)
+    if rules.outcome(state) is None:
+        raise AssertionError("a game with nobody to move must have an outcome")
+    return decisions
+
+
+def selfplay(rules: GameRules[Any, Any, Any], players: int, seconds: float) -> tuple[int, int, float]:
+    """Play games for about ``seconds``; returns (games, decisions, elapsed seconds)."""
+    for seed in range(20):  # warm the legal-action cache, as a long-running referee has it warm
+        play_one(rules, players, -1 - seed)
+    games = decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        decisions += play_one(rules, players, games)
+        games += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return games, decisions, now - start
+
+
+def sample_states(rules: GameRules[Any, Any, Any], players: int, games: int) -> list[Any]:
+    """Every state of a few random games, the starts of turns at every stage of a match."""
+    states = []
+    for seed in range(games):
+        rng = random.Random(seed)
+        state = rules.initial_state(players, seed)
+        while seats := rules.to_move(state):
+            states.append(state)
+            state = rules.apply(state, {seat: rng.choice(rules.legal_actions(state, seat)) for seat in seats})
+    return states
+
+
+def observe_cost(rules: GameRules[Any, Any, Any], players: int, seconds: float, serialise: bool) -> tuple[float, int]:
+    """Microseconds per ``observe`` call (plus ``to_jsonable`` if ``serialise``), and calls made."""
+    states = sample_states(rules, players, 20)
+    calls = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for state in states:
+            for seat in range(players):
+                view = rules.observe(state, seat)
+                if serialise:
+                    to_jsonable(view)
+            calls += players
+    return (time.perf_counter() - start) / calls * 1e6, calls
+
+
+def main() -> int:
+    """Print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="5211")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per configuration (default 2)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per configuration (default 3)")
+    args = parser.parse_args()
+    rules = get_game(args.game)
+    slice_ = args.seconds / args.repeats
+    print(f"{args.game} rules engine, random self-play, one core; best (median) of {args.repeats} runs")
+    print(f"python {platform.python_version()} ({platform.python_implementation()}), {platform.machine()}")
+    print(f"{'players':>7}  {'games/s':>16}  {'decisions/s':>18}  {'decisions/game':>14}")
+    best: dict[int, float] = {}
+    for players in rules.player_counts:
+        runs = [selfplay(rules, players, slice_) for _ in range(args.repeats)]
+        games_rate = sorted(g / t for g, _, t in runs)
+        decision_rate = sorted(d / t for _, d, t in runs)
+        per_game = sum(d for _, d, _ in runs) / sum(g for g, _, _ in runs)
+        best[players] = games_rate[-1]
+        print(
+            f"{players:>7}  {games_rate[-1]:>7,.0f} ({statistics.median(games_rate):>6,.0f})  "
+            f"{decision_rate[-1]:>8,.0f} ({statistics.median(decision_rate):>7,.0f})  {per_game:>14.0f}"
+        )
+    if TARGET_PLAYERS in best:
+        ratio = best[TARGET_PLAYERS] / TARGET_GAMES_PER_SECOND
+        print(
+            f"{TARGET_PLAYERS}-player: {best[TARGET_PLAYERS]:,.0f} games/s vs target "
+            f"{TARGET_GAMES_PER_SECOND:,} games/s: ratio {ratio:.2f} ({'met' if ratio >= 1 else 'NOT met'})"
+        )
+    print()
+    print(f"{'players':>7}  {'observe µs/call':>15}  {'observe+to_jsonable µs/call':>27}")
+    for players in rules.player_counts:
+        plain = min(observe_cost(rules, players, slice_ / 2, serialise=False)[0] for _ in range(args.repeats))
+        json_ready = min(observe_cost(rules, players, slice_ / 2, serialise=True)[0] for _ in range(args.repeats))
+        print(f"{players:>7}  {plain:>15.2f}  {json_ready:>27.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
