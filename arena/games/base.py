@@ -149,7 +149,7 @@ class GameRules(Protocol[S, A, V_co]):
 def to_jsonable(value: Any) -> Any:
     """Turn observations, results and actions into plain JSON values.
 
-    Dataclasses become dicts, tuples and sets lists, enums their value, and values that print in a
+    Dataclasses become dicts, tuples and sets lists, enums their value (int enums their lower-case name), and values that print in a
     game's notation (cards, actions: anything defining ``notation``) their text.
     """
     if value is None or isinstance(value, (bool, str, float)):
@@ -157,6 +157,8 @@ def to_jsonable(value: Any) -> Any:
     notation = getattr(value, "notation", None)
     if notation is not None:
         return str(value)
+    if isinstance(value, enum.IntEnum):
+        return value.name.lower()
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, int):

@@ -233,15 +233,17 @@ def test_no_action_once_the_match_is_over() -> None:
         GAME.apply(state, {0: play("B1"), 1: play("B2")})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="engine bug (reported, not a rules bug): apply(finished, {}) raises KeyError, not IllegalActionError",
-)
 def test_apply_with_no_actions_once_the_match_is_over() -> None:
     state = finished_state()
     with pytest.raises(IllegalActionError, match="the match is over"):
         GAME.apply(state, {})
+
+
+def test_describe_action_on_a_finished_match_or_a_stranger() -> None:
+    state = finished_state()
+    assert "over" in GAME.describe_action(state, 0)
+    fresh = GAME.initial_state(2, 1)
+    assert "not in this match" in GAME.describe_action(fresh, 7)
 
 
 GOOD = {0: "B1 B1", 1: "B2 B2", 2: "B3 B3", 3: "B4 B4"}

@@ -113,6 +113,8 @@ class Game5211:
 
     def describe_action(self, state: State, seat: Seat) -> str:
         """What a legal action looks like now."""
+        if state.finished or not 0 <= seat < state.num_players:
+            return "nothing to do: the match is over" if state.finished else f"seat {seat} is not in this match"
         count = CARDS_PER_TURN[state.turn]
         example = legal_plays(state.hands[seat], count)[0]
         return f"lay {_cards(count)} from your hand, as card notation, e.g. {example!s}"
@@ -196,6 +198,8 @@ class Game5211:
         return _end_round(state, sorted_hands, pile, laid)
 
     def _check_seats(self, state: State, actions: Mapping[Seat, Any]) -> None:
+        if state.finished and not actions:
+            raise IllegalActionError("no action can be applied: the match is over")
         expected = self.to_move(state)
         for seat in actions:
             if seat not in expected:

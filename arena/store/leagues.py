@@ -1,0 +1,143 @@
+"""Leagues on Redis: their spec, their matches, their results (each exactly once) and live ratings.
+
+Keys (all JSON values)::
+
+    arena:leagues                      zset of league ids by creation time
+    arena:league:{id}                  the league spec
+    arena:league:{id}:matches          hash match id -> the scheduled match
+    arena:league:{id}:results          list of match ids, in the order their results were stored
+    arena:league:{id}:running          set of match ids being played
+    arena:league:{id}:elo              hash bot -> live Elo rating
+    arena:result:{league}:{match}      the match's result, written once (SET NX)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import WatchError
+
+from arena.store.redis_stores import key
+
+# Store a result only if none is stored yet; then list it and clear it from the running set.
+_RECORD_RESULT = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  redis.call('SREM', KEYS[3], ARGV[2])
+  return 1
+end
+redis.call('SREM', KEYS[3], ARGV[2])
+return 0
+"""
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class LeagueStore:
+    """Persistence of leagues; every method is one or a few Redis round trips."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.r = client
+        self._record_result = client.register_script(_RECORD_RESULT)
+
+    async def create(self, league_id: str, spec: Mapping[str, Any], matches: Sequence[Mapping[str, Any]]) -> bool:
+        """Store a new league and its schedule; False if the id exists."""
+        if not await self.r.set(key("league", league_id), json.dumps(spec), nx=True):
+            return False
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.zadd(key("leagues"), {league_id: float(spec.get("created_at", 0.0))})
+            for start in range(0, len(matches), 1000):
+                chunk = matches[start : start + 1000]
+                pipe.hset(
+                    key("league", f"{league_id}:matches"),
+                    mapping={m["match_id"]: json.dumps(m) for m in chunk},
+                )
+            await pipe.execute()
+        return True
+
+    async def spec(self, league_id: str) -> dict[str, Any] | None:
+        """The league's spec."""
+        raw = await self.r.get(key("league", league_id))
+        return json.loads(raw) if raw else None
+
+    async def league_ids(self, limit: int = 100) -> list[str]:
+        """The most recent leagues, newest first."""
+        return [_text(i) for i in await self.r.zrevrange(key("leagues"), 0, limit - 1)]
+
+    async def match(self, league_id: str, match_id: str) -> dict[str, Any] | None:
+        """One scheduled match."""
+        raw = await self.r.hget(key("league", f"{league_id}:matches"), match_id)
+        return json.loads(raw) if raw else None
+
+    async def has_result(self, league_id: str, match_id: str) -> bool:
+        """Whether this match's result is stored."""
+        return bool(await self.r.exists(key("result", f"{league_id}:{match_id}")))
+
+    async def mark_running(self, league_id: str, match_id: str) -> None:
+        """The match is being played."""
+        await self.r.sadd(key("league", f"{league_id}:running"), match_id)
+
+    async def mark_not_running(self, league_id: str, match_id: str) -> None:
+        """The match stopped without a result (it will be played again)."""
+        await self.r.srem(key("league", f"{league_id}:running"), match_id)
+
+    async def record_result(self, league_id: str, match_id: str, result: Mapping[str, Any]) -> bool:
+        """Store the match's result unless one is stored already; True if this call stored it."""
+        stored = await self._record_result(
+            keys=[
+                key("result", f"{league_id}:{match_id}"),
+                key("league", f"{league_id}:results"),
+                key("league", f"{league_id}:running"),
+            ],
+            args=[json.dumps(result), match_id],
+        )
+        return bool(stored)
+
+    async def results(self, league_id: str) -> list[dict[str, Any]]:
+        """Every stored result, in the order they arrived."""
+        ids = [_text(i) for i in await self.r.lrange(key("league", f"{league_id}:results"), 0, -1)]
+        results: list[dict[str, Any]] = []
+        for start in range(0, len(ids), 1000):
+            chunk = ids[start : start + 1000]
+            values = await self.r.mget([key("result", f"{league_id}:{i}") for i in chunk])
+            results.extend(json.loads(v) for v in values if v)
+        return results
+
+    async def progress(self, league_id: str) -> tuple[int, int, int]:
+        """(total matches, done, running)."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.hlen(key("league", f"{league_id}:matches"))
+            pipe.llen(key("league", f"{league_id}:results"))
+            pipe.scard(key("league", f"{league_id}:running"))
+            total, done, running = await pipe.execute()
+        return int(total), int(done), int(running)
+
+    async def update_elo(
+        self, league_id: str, update: Callable[[dict[str, float]], dict[str, float]], attempts: int = 50
+    ) -> dict[str, float]:
+        """Apply ``update`` to the live ratings atomically (optimistic locking); returns the new ratings."""
+        elo_key = key("league", f"{league_id}:elo")
+        for _ in range(attempts):
+            async with self.r.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(elo_key)
+                    current = {_text(k): float(v) for k, v in (await pipe.hgetall(elo_key)).items()}
+                    new = update(current)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    if new:
+                        pipe.hset(elo_key, mapping=new)  # type: ignore[arg-type]
+                    await pipe.execute()
+                    return new
+                except WatchError:
+                    continue
+        raise RuntimeError(f"could not update the ratings of league {league_id} (too much contention)")
+
+    async def elo(self, league_id: str) -> dict[str, float]:
+        """The live ratings."""
+        raw = await self.r.hgetall(key("league", f"{league_id}:elo"))
+        return {_text(k): float(v) for k, v in raw.items()}
