@@ -149,7 +149,8 @@ class GameRules(Protocol[S, A, V_co]):
 def to_jsonable(value: Any) -> Any:
     """Turn observations, results and actions into plain JSON values.
 
-    Dataclasses become dicts, tuples and sets lists, enums their value (int enums their lower-case name), and values that print in a
+    Dataclasses become dicts, tuples and sets lists, enums their value (int enums their
+    lower-case name), and values that print in a
     game's notation (cards, actions: anything defining ``notation``) their text.
     """
     if value is None or isinstance(value, (bool, str, float)):

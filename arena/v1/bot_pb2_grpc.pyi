@@ -47,12 +47,12 @@ Rules of the protocol:
    referee plays the fallback for it to the end, it is placed last, and the match's termination
    says why (TIMEOUT or ILLEGAL_ACTION). Whatever one seat does, the others' results stand.
 7. Disconnects and reconnects. If the stream drops, the match goes on: decisions that come due
-   while the bot is away are late like any other. A bot that reconnects within the disconnect grace
-   period (TimeControl.disconnect_grace) sends Hello again with the same token; the server
-   answers Welcome, then for each of the bot's running matches resends MatchStarted and, if the seat is to
-   act, the current ActionRequest (same sequence, updated deadline and times) with the full
-   current observation: resuming is resyncing. A bot that does not reconnect in time forfeits
-   each running match (termination DISCONNECTED).
+   while the bot is away are late like any other. A bot that reconnects within the disconnect
+   grace period (TimeControl.disconnect_grace) sends Hello again with the same token; the server
+   answers Welcome, then for each of the bot's running matches resends MatchStarted and, if the
+   seat is to act, the current ActionRequest (same sequence, updated deadline and times) with the
+   full current observation: resuming is resyncing. A bot that does not reconnect in time
+   forfeits each running match (termination DISCONNECTED).
 8. Keep-alive. The server sends KeepAlive whenever the stream has been idle for the Welcome's
    keep_alive_interval; a bot that hears nothing for several intervals may treat the stream as
    dead and reconnect. A bot may send Ping to keep proxies and NATs from closing the connection.
