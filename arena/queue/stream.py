@@ -1,0 +1,105 @@
+"""A work queue on one Redis Stream with one consumer group.
+
+Workers read new entries through the group; an entry stays pending (owned by its worker) until it
+is acknowledged, which a worker does only after the match's result is stored. A worker refreshes
+the entries it is working on (``touch``); entries left idle longer than the lease — their worker
+died — are reclaimed by another worker with XAUTOCLAIM.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
+
+Entry = tuple[str, dict[str, str]]
+"""A stream entry: its id and its fields."""
+
+
+def _decode(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _entries(raw: object) -> list[Entry]:
+    result: list[Entry] = []
+    for entry_id, fields in raw or []:  # type: ignore[attr-defined]
+        if fields is None:  # deleted while pending
+            continue
+        result.append((_decode(entry_id), {_decode(k): _decode(v) for k, v in fields.items()}))
+    return result
+
+
+def _read_reply(raw: object) -> list[Entry]:
+    """The entries of an XREADGROUP reply on one stream (RESP2: ``[[stream, entries]]``)."""
+    return _entries(raw[0][1]) if raw else []  # type: ignore[index]
+
+
+class MatchQueue:
+    """The queue of matches to referee, shared by every node."""
+
+    def __init__(self, client: aioredis.Redis, stream: str = "arena:queue:matches", group: str = "referees") -> None:
+        self.r = client
+        self.stream = stream
+        self.group = group
+
+    async def ensure_group(self) -> None:
+        """Create the stream and the consumer group if they do not exist."""
+        try:
+            await self.r.xgroup_create(self.stream, self.group, id="0", mkstream=True)
+        except ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+
+    async def enqueue(self, items: Sequence[Mapping[str, str]]) -> list[str]:
+        """Append work items; returns their entry ids."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            for item in items:
+                pipe.xadd(self.stream, dict(item))  # type: ignore[arg-type]
+            ids = await pipe.execute()
+        return [_decode(i) for i in ids]
+
+    async def read_new(self, consumer: str, count: int, block_ms: int) -> list[Entry]:
+        """Up to ``count`` entries no worker has seen, waiting up to ``block_ms`` for one."""
+        raw = await self.r.xreadgroup(self.group, consumer, {self.stream: ">"}, count=count, block=block_ms)
+        return _read_reply(raw)
+
+    async def read_own_pending(self, consumer: str, count: int = 1000) -> list[Entry]:
+        """Entries this consumer name holds but never acknowledged (after a restart)."""
+        raw = await self.r.xreadgroup(self.group, consumer, {self.stream: "0"}, count=count)
+        return _read_reply(raw)
+
+    async def reclaim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Entry]:
+        """Take over entries idle for ``min_idle_ms`` (their worker is presumed dead)."""
+        result = await self.r.xautoclaim(self.stream, self.group, consumer, min_idle_ms, "0-0", count=count)
+        return _entries(result[1])
+
+    async def touch(self, consumer: str, entry_ids: Sequence[str]) -> None:
+        """Reset the idle time of entries this worker is still working on (its lease)."""
+        if entry_ids:
+            await self.r.xclaim(self.stream, self.group, consumer, 0, list(entry_ids), justid=True)
+
+    async def ack(self, entry_ids: Sequence[str]) -> None:
+        """Done with these entries: acknowledge and delete them."""
+        if entry_ids:
+            async with self.r.pipeline(transaction=True) as pipe:
+                pipe.xack(self.stream, self.group, *entry_ids)
+                pipe.xdel(self.stream, *entry_ids)
+                await pipe.execute()
+
+    async def depth(self) -> tuple[int, int, float]:
+        """(entries not yet acknowledged, of which pending at a worker, age in seconds of the oldest)."""
+        length = int(await self.r.xlen(self.stream))
+        pending = 0
+        try:
+            summary = await self.r.xpending(self.stream, self.group)
+            pending = int(summary["pending"])
+        except ResponseError:
+            pass
+        oldest = await self.r.xrange(self.stream, count=1)
+        age = 0.0
+        if oldest:
+            millis = int(_decode(oldest[0][0]).split("-")[0])
+            age = max(0.0, time.time() - millis / 1000)
+        return length, pending, age

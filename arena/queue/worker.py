@@ -1,0 +1,180 @@
+"""A referee worker: claims queued league matches, plays them on this node, stores each result once.
+
+The loop, per node: take back what this worker name still holds from before a restart; reclaim
+entries whose worker died (idle past the lease); read new entries as capacity allows; start each
+match whose bots are connected here with free slots; keep the lease of what it holds fresh. When a
+match ends, its result is stored (once per match id, even if the match ran twice) and only then is
+the entry acknowledged. An aborted match is not acknowledged: it runs again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from arena.games.base import Termination
+from arena.queue.stream import Entry, MatchQueue
+from arena.referee.record import MatchRecord
+from arena.referee.timecontrol import TimeControl
+from arena.service.matches import BotUnavailableError, MatchManager
+from arena.store.leagues import LeagueStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class _Held:
+    entry_id: str
+    league_id: str
+    match_id: str
+    since: float
+    task: asyncio.Task[None] | None = None
+
+
+ResultHook = Callable[[str, dict[str, Any], MatchRecord], Any]
+"""Called once per stored result: (league id, result, record); may return an awaitable."""
+
+
+class RefereeWorker:
+    """Drains the match queue on one node."""
+
+    def __init__(
+        self,
+        queue: MatchQueue,
+        leagues: LeagueStore,
+        matches: MatchManager,
+        consumer: str,
+        *,
+        lease_seconds: float = 30.0,
+        max_held: int = 256,
+        poll_seconds: float = 0.1,
+        on_result: ResultHook | None = None,
+    ) -> None:
+        self.queue = queue
+        self.leagues = leagues
+        self.matches = matches
+        self.consumer = consumer
+        self.lease_seconds = lease_seconds
+        self.max_held = max_held
+        self.poll_seconds = poll_seconds
+        self.on_result = on_result
+        self.held: dict[str, _Held] = {}
+        self.results_stored = 0
+        self.reclaimed = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Work until ``stop`` is set; matches still running then are left to be aborted by the node."""
+        await self.queue.ensure_group()
+        self._take(await self.queue.read_own_pending(self.consumer))
+        last_touch = last_reclaim = 0.0
+        clock = asyncio.get_running_loop().time
+        while not stop.is_set():
+            now = clock()
+            if now - last_reclaim >= self.lease_seconds / 2:
+                last_reclaim = now
+                stale = await self.queue.reclaim_stale(self.consumer, int(self.lease_seconds * 1000), 100)
+                self.reclaimed += len(stale)
+                self._take(stale)
+            room = self.max_held - len(self.held)
+            if room > 0:
+                block = int(self.poll_seconds * 1000) if not self._waiting() else 1
+                self._take(await self.queue.read_new(self.consumer, min(room, 64), block))
+            await self._start_waiting()
+            if now - last_touch >= self.lease_seconds / 3:
+                last_touch = now
+                await self._touch()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.poll_seconds if self._waiting() else 0.001)
+
+    def _waiting(self) -> list[_Held]:
+        return [h for h in self.held.values() if h.task is None]
+
+    def _take(self, entries: list[Entry]) -> None:
+        now = asyncio.get_running_loop().time()
+        for entry_id, fields in entries:
+            if entry_id not in self.held:
+                self.held[entry_id] = _Held(entry_id, fields.get("league", ""), fields.get("match", ""), now)
+
+    async def _start_waiting(self) -> None:
+        for held in self._waiting():
+            spec = await self.leagues.match(held.league_id, held.match_id)
+            if spec is None or await self.leagues.has_result(held.league_id, held.match_id):
+                # Unknown, or it ran before and its result is stored: nothing to do.
+                await self.queue.ack([held.entry_id])
+                del self.held[held.entry_id]
+                continue
+            league = await self.leagues.spec(held.league_id) or {}
+            try:
+                run_id = self.matches.start(
+                    league.get("game", "5211"),
+                    spec["bots"],
+                    seed=int(spec["seed"]),
+                    options=league.get("options") or {},
+                    time_control=TimeControl.from_dict(league.get("time_control") or {}),
+                    match_id=f"{held.match_id}.{secrets.token_hex(3)}",
+                )
+            except BotUnavailableError:
+                continue  # its bots are busy or not connected here yet; try again soon
+            await self.leagues.mark_running(held.league_id, held.match_id)
+            held.task = asyncio.ensure_future(self._play(held, run_id))
+
+    async def _play(self, held: _Held, run_id: str) -> None:
+        try:
+            record = await self.matches.wait(run_id)
+        except (asyncio.CancelledError, Exception):
+            log.warning("league match %s did not finish; it will run again", held.match_id)
+            with contextlib.suppress(Exception):
+                await self.leagues.mark_not_running(held.league_id, held.match_id)
+            self.held.pop(held.entry_id, None)
+            return
+        if record.outcome is None or record.outcome.termination is Termination.ABORTED:
+            await self.leagues.mark_not_running(held.league_id, held.match_id)
+            self.held.pop(held.entry_id, None)  # unacknowledged: reclaimed after the lease
+            return
+        result = result_of(held.league_id, held.match_id, record)
+        stored = await self.leagues.record_result(held.league_id, held.match_id, result)
+        if stored:
+            self.results_stored += 1
+            if self.on_result is not None:
+                outcome = self.on_result(held.league_id, result, record)
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+        await self.queue.ack([held.entry_id])
+        self.held.pop(held.entry_id, None)
+
+    async def _touch(self) -> None:
+        now = asyncio.get_running_loop().time()
+        # Waiting entries older than the lease are let go, so a node whose bots are connected can take them.
+        fresh = [h.entry_id for h in self.held.values() if h.task is not None or now - h.since < self.lease_seconds]
+        await self.queue.touch(self.consumer, fresh)
+        for held in list(self.held.values()):
+            if held.task is None and now - held.since >= self.lease_seconds:
+                del self.held[held.entry_id]
+
+
+def result_of(league_id: str, match_id: str, record: MatchRecord) -> dict[str, Any]:
+    """The stored result of a league match: who sat where, the outcome, and each seat's faults."""
+    assert record.outcome is not None
+    timeouts = [0] * len(record.players)
+    for rejection in record.rejections:
+        if rejection.fault == "timeout":
+            timeouts[rejection.seat] += 1
+    return {
+        "league_id": league_id,
+        "match_id": match_id,
+        "record_id": record.match_id,
+        "bots": list(record.players),
+        "seed": record.seed,
+        "scores": list(record.outcome.scores),
+        "placings": list(record.outcome.placings),
+        "termination": record.outcome.termination.value,
+        "forfeited": sorted(record.outcome.forfeited),
+        "timeouts": timeouts,
+        "strikes": list(record.strikes),
+        "ended_at": record.ended_at,
+    }
