@@ -90,7 +90,8 @@ async def start_node(config: ServeConfig) -> RunningNode:
     embedded = None
     url = config.redis_url
     if url is None:
-        embedded = await asyncio.to_thread(EmbeddedRedis(config.data_dir / "redis").start)
+        # Started from this (the main) thread, which lives as long as the node: see EmbeddedRedis.
+        embedded = EmbeddedRedis(config.data_dir / "redis").start()
         url = embedded.url
     client = aioredis.Redis.from_url(url)
     await client.ping()

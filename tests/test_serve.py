@@ -30,8 +30,12 @@ def arena_process(data_dir: Path, port: int) -> Iterator[subprocess.Popen[str]]:
         yield process
     finally:
         if process.poll() is None:
+            process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
             process.kill()
-        process.wait(10)
+            process.wait(10)
 
 
 async def test_sigterm_aborts_running_matches_and_a_restart_keeps_everything(tmp_path: Path) -> None:
