@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import logging
 import os
 import shutil
@@ -47,14 +46,16 @@ def _die_with_parent() -> None:
 
     So a node killed with SIGKILL leaves no orphan Redis behind. Elsewhere this does nothing.
     """
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
+    prctl = getattr(_LIBC, "prctl", None)
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 _PR_SET_PDEATHSIG = 1
+try:  # resolved once here: the child may only make the one call above
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None)
+except OSError:
+    _LIBC = None
 
 
 class EmbeddedRedis:
@@ -95,7 +96,10 @@ class EmbeddedRedis:
             "--logfile", str(self.data_dir / "redis.log"),
         ]  # fmt: skip
         self.process = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, preexec_fn=_die_with_parent
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,  # noqa: PLW1509 - one async-signal-safe prctl call
         )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
