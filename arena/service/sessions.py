@@ -155,6 +155,7 @@ class BotSession:
         self.games: frozenset[str] = frozenset()
         self.capacity = 1
         self.seats: dict[str, RemoteSeat] = {}
+        self.last_close_reason = ""
 
     def send(self, message: Outgoing) -> None:
         """Send to the live connection, if any (a reconnect resends what matters)."""
@@ -217,6 +218,7 @@ class SessionHub:
         """A stream ended: if it was the bot's live connection, start the grace periods."""
         connection.close("disconnected")
         session = connection.session
+        session.last_close_reason = connection.close_reason
         if session.connection is connection:
             session.connection = None
             for seat in list(session.seats.values()):

@@ -1,4 +1,4 @@
-"""A real arena gRPC server on 127.0.0.1 (a free port) for each test, with real channels."""
+"""The test harness: a real arena gRPC server on 127.0.0.1 (a free port), real channels, raw bots."""
 
 from __future__ import annotations
 

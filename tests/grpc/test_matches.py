@@ -10,7 +10,7 @@ import pytest
 from arena.games import get_game
 from arena.v1 import common_pb2, match_pb2
 from arena.wire import record as wire_record
-from tests.grpc.conftest import Arena
+from tests.grpc.harness import Arena
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

@@ -13,7 +13,7 @@ from arena.games import get_game
 from arena.v1 import bot_pb2, match_pb2
 from arena.wire import observation_to_proto
 from arena.wire import record as wire_record
-from tests.grpc.conftest import Arena
+from tests.grpc.harness import Arena
 from tests.grpc.rawbot import RawBot
 
 GAME = get_game("5211")

@@ -1,0 +1,122 @@
+"""The match queue and its referee worker against a real redis-server and real gRPC bots."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from arena.queue.stream import MatchQueue
+from arena.queue.worker import RefereeWorker
+from arena.store.embedded import EmbeddedRedis
+from arena.store.leagues import LeagueStore
+from tests.grpc.harness import Arena, eventually
+
+
+@pytest.fixture
+async def store(redis_server: EmbeddedRedis) -> AsyncIterator[tuple[MatchQueue, LeagueStore]]:
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:
+        yield MatchQueue(client), LeagueStore(client)
+    finally:
+        await client.aclose()
+
+
+async def schedule(queue: MatchQueue, leagues: LeagueStore, league_id: str, tables: list[list[str]]) -> list[str]:
+    matches = [{"match_id": f"{league_id}-{i}", "bots": bots, "seed": i} for i, bots in enumerate(tables)]
+    spec = {"game": "5211", "time_control": {"decision_seconds": 2.0, "bank_seconds": 5.0}}
+    assert await leagues.create(league_id, spec, matches)
+    await queue.ensure_group()
+    await queue.enqueue([{"league": league_id, "match": m["match_id"]} for m in matches])
+    return [m["match_id"] for m in matches]
+
+
+async def run_worker(worker: RefereeWorker, until: object, seconds: float = 30.0) -> None:
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(worker.run(stop))
+    try:
+        await eventually(until, seconds)  # type: ignore[arg-type]
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_every_queued_match_is_played_and_stored_once(
+    arena: Arena, store: tuple[MatchQueue, LeagueStore]
+) -> None:
+    queue, leagues = store
+    for name in ("a", "b", "c"):
+        await arena.connect(name, capacity=8)
+    tables = [[x, y] for x, y in (("a", "b"), ("b", "c"), ("c", "a"))] * 10
+    ids = await schedule(queue, leagues, "L1", tables)
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-1", lease_seconds=5)
+    total = len(ids)
+
+    async def done() -> bool:
+        return (await leagues.progress("L1"))[1] == total
+
+    flag = {"done": False}
+
+    async def watch() -> None:
+        while not flag["done"]:
+            flag["done"] = await done()
+            await asyncio.sleep(0.05)
+
+    watcher = asyncio.ensure_future(watch())
+    await run_worker(worker, lambda: flag["done"])
+    await watcher
+    results = await leagues.results("L1")
+    assert sorted(r["match_id"] for r in results) == sorted(ids)
+    assert all(r["bots"] == tables[int(r["match_id"].split("-")[1])] for r in results)
+    assert await leagues.progress("L1") == (total, total, 0)
+    assert (await queue.depth())[0] == 0
+
+
+async def test_matches_of_a_dead_worker_are_reclaimed(arena: Arena, store: tuple[MatchQueue, LeagueStore]) -> None:
+    queue, leagues = store
+    for name in ("p", "q"):
+        await arena.connect(name, capacity=8)
+    ids = await schedule(queue, leagues, "L2", [["p", "q"]] * 8)
+    taken = await queue.read_new("dead-node", 5, 0)  # a worker that claims work and dies
+    assert len(taken) == 5
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-2", lease_seconds=0.5)
+    counts = {"done": 0}
+
+    async def poll() -> None:
+        while counts["done"] < len(ids):
+            counts["done"] = (await leagues.progress("L2"))[1]
+            await asyncio.sleep(0.05)
+
+    poller = asyncio.ensure_future(poll())
+    await run_worker(worker, lambda: counts["done"] == len(ids))
+    await poller
+    assert worker.reclaimed >= 5
+    assert sorted(r["match_id"] for r in await leagues.results("L2")) == sorted(ids)
+
+
+async def test_a_match_that_runs_twice_is_counted_once(arena: Arena, store: tuple[MatchQueue, LeagueStore]) -> None:
+    queue, leagues = store
+    for name in ("x", "y"):
+        await arena.connect(name, capacity=8)
+    ids = await schedule(queue, leagues, "L3", [["x", "y"]] * 3)
+    # The same matches queued again, as after a redelivery: each result is still stored once.
+    await queue.enqueue([{"league": "L3", "match": match_id} for match_id in ids])
+    first = {"result": {"match_id": ids[0], "note": "stored by an earlier run"}}
+    assert await leagues.record_result("L3", ids[0], first["result"])
+    assert not await leagues.record_result("L3", ids[0], {"match_id": ids[0], "note": "second"})
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-3", lease_seconds=5)
+    state = {"depth": 1}
+
+    async def poll() -> None:
+        while state["depth"]:
+            state["depth"] = (await queue.depth())[0]
+            await asyncio.sleep(0.05)
+
+    poller = asyncio.ensure_future(poll())
+    await run_worker(worker, lambda: state["depth"] == 0)
+    await poller
+    results = await leagues.results("L3")
+    assert sorted(r["match_id"] for r in results) == sorted(ids)
+    assert next(r for r in results if r["match_id"] == ids[0])["note"] == "stored by an earlier run"
