@@ -26,7 +26,8 @@ Rules of the protocol:
 1. Hello first. The first message on the stream must be a Hello; the server answers Welcome, or
    ends the stream with status UNAUTHENTICATED (unknown token), INVALID_ARGUMENT (no Hello first,
    or a game the bot is not registered for). A newer stream with the same token replaces an older
-   one: the server ends the older stream and carries on with the newer.
+   one: the server ends the older stream with status ABORTED and carries on with the newer. A
+   client should not reconnect after ABORTED: another connection of the same bot has taken over.
 2. Sequence and echo. Every ActionRequest carries the match_id and a sequence number, unique and
    increasing within that match. The bot answers with exactly one Action echoing both. An Action
    whose (match_id, sequence) is not the match's outstanding request (stale, duplicate, unknown

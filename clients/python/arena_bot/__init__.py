@@ -14,7 +14,7 @@ The wire contract's generated code lives in ``arena.v1`` and its converters in `
 in the ``arena`` package, whose base install is light); this package adds the connection handling.
 """
 
-from arena_bot.bot import ArenaBotError, Bot, ConnectionRefusedByServerError
+from arena_bot.bot import ArenaBotError, Bot, ConnectionRefusedByServerError, ConnectionReplacedError
 from arena_bot.types import MatchInfo, MatchResult, TimeControl, Turn
 
 __version__ = "0.1.0"
@@ -23,6 +23,7 @@ __all__ = [
     "ArenaBotError",
     "Bot",
     "ConnectionRefusedByServerError",
+    "ConnectionReplacedError",
     "MatchInfo",
     "MatchResult",
     "TimeControl",

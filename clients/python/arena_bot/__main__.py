@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from arena_bot.bot import Bot, ConnectionRefusedByServerError
+from arena_bot.bot import ArenaBotError, Bot
 from arena_bot.bots import BOTS
 
 
@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot.max_concurrent_matches = args.concurrency
     try:
         bot.run(args.server, args.token, tls=args.tls, root_certificates=args.root_certs, max_matches=args.matches)
-    except ConnectionRefusedByServerError as error:
+    except ArenaBotError as error:
         print(error, file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -13,7 +13,8 @@ What ``run`` handles (see proto/arena/v1/bot.proto for the protocol itself):
   says ``Hello`` again with the same token; the server then resends each running match's start and
   pending request, which is answered (from the cached answer when it was already computed).
 
-It stops when ``stop()`` is called, after ``max_matches`` matches, or on an authentication error.
+It stops when ``stop()`` is called, after ``max_matches`` matches, on an authentication error, or
+when a newer connection of the same bot takes over.
 """
 
 from __future__ import annotations
@@ -58,6 +59,17 @@ class ConnectionRefusedByServerError(ArenaBotError):
     def __init__(self, code: grpc.StatusCode, details: str) -> None:
         super().__init__(f"the arena refused the connection: {code.name}: {details}")
         self.code = code
+        self.details = details
+
+
+class ConnectionReplacedError(ArenaBotError):
+    """Another connection with the same token took over (status ABORTED): this one must not come back.
+
+    Reconnecting would take the seat back and start a tug of war between the two processes.
+    """
+
+    def __init__(self, details: str) -> None:
+        super().__init__(f"another connection of this bot took over: {details}")
         self.details = details
 
 
@@ -143,7 +155,8 @@ class Bot:
         ``address`` is ``host:port`` or a list of them (the next is tried when one fails). TLS is
         used when ``tls`` is true or ``root_certificates`` (PEM bytes or a file path) is given.
         Returns after :meth:`stop` or ``max_matches`` ended matches; raises
-        :class:`ConnectionRefusedByServerError` if the server refuses the token or the Hello.
+        :class:`ConnectionRefusedByServerError` if the server refuses the token or the Hello, and
+        :class:`ConnectionReplacedError` if another connection with the same token takes over.
         """
         addresses = [address] if isinstance(address, str) else list(address)
         if not addresses:
@@ -309,6 +322,8 @@ class _Runner:
                     if self.stopping.is_set():
                         break
             except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.ABORTED:
+                    raise ConnectionReplacedError(error.details() or "") from None
                 if error.code() in FATAL_CODES:
                     raise ConnectionRefusedByServerError(error.code(), error.details() or "") from None
                 log.warning("%s: stream failed: %s %s", address, error.code().name, error.details())

@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
-from arena_bot import Bot, ConnectionRefusedByServerError, MatchInfo, MatchResult, Turn
+from arena_bot import Bot, ConnectionRefusedByServerError, ConnectionReplacedError, MatchInfo, MatchResult, Turn
 from arena_bot.bots import RandomBot
 from conftest import STEP, Arena, action_request, match_ended, match_started, states
 
@@ -236,6 +236,15 @@ async def test_a_refused_token_stops_the_bot(arena: Arena) -> None:
     await peer.recv_kind("hello")
     peer.end(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
     with pytest.raises(ConnectionRefusedByServerError, match="UNAUTHENTICATED"):
+        await asyncio.wait_for(task, STEP)
+
+
+async def test_a_replaced_connection_does_not_come_back(arena: Arena) -> None:
+    task = asyncio.create_task(RecordingBot().run_async(arena.address, "t", initial_backoff=0.01))
+    peer = await arena.service.next_peer()
+    await peer.welcome()
+    peer.end(grpc.StatusCode.ABORTED, "replaced by a newer connection of the same bot")
+    with pytest.raises(ConnectionReplacedError, match="replaced by a newer connection"):
         await asyncio.wait_for(task, STEP)
 
 
