@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 import sys
@@ -28,8 +29,10 @@ class FirstLegal(Bot):
 
 
 def test_help_runs_as_a_module() -> None:
+    sdk = str(Path(__file__).resolve().parents[1])  # this checkout's SDK, installed or not
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [sdk, os.environ.get("PYTHONPATH")]))}
     result = subprocess.run(
-        [sys.executable, "-m", "arena_bot", "--help"], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-m", "arena_bot", "--help"], capture_output=True, text=True, timeout=60, check=True, env=env
     )
     assert "--server" in result.stdout
     assert "--token" in result.stdout
