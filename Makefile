@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[server,test]'
+	$(PY) -m pip install --quiet --no-deps -e clients/python
 	@touch $@
 
 setup: $(STAMP) ## Create .venv and install the project with its test extras

@@ -42,6 +42,7 @@ def _serve(args: argparse.Namespace) -> int:
         open_registration=args.open_registration,
         tls=TlsFiles(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert else None,
         shutdown_grace_seconds=args.shutdown_grace,
+        metrics_address=args.metrics_address or None,
     )
 
     def ready(node: object) -> None:
@@ -124,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--open-registration", action="store_true", help="anyone may register bots and start matches")
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")
+    serve.add_argument(
+        "--metrics-address", default="127.0.0.1:9464", help="host:port of /metrics ('' for none; default %(default)s)"
+    )
     serve.add_argument("--shutdown-grace", type=float, default=30.0, help="seconds running matches get on SIGTERM")
     serve.add_argument("--log-format", choices=["json", "text"], default="json")
     serve.add_argument("--log-level", default="info")

@@ -7,7 +7,10 @@ Every error the arena raises on purpose derives from :class:`ArenaError`::
     │   ├── InvalidActionError             it does not parse in the game's notation
     │   └── IllegalActionError             it parses but is not legal for that seat now
     ├── GameSetupError (also ValueError)   a match cannot be set up (player count, deck, options)
-    └── UnknownGameError (also KeyError)   no game is registered under that name
+    ├── UnknownGameError (also KeyError)   no game is registered under that name
+    ├── WireError (also ValueError)        a wire message does not convert (arena.wire)
+    └── the services' errors               auth, bots and matches (arena.service.*), mapped to gRPC
+                                           status codes in one table (arena.grpc.errors)
 
 Domain errors carry no transport codes; the gRPC layer maps them to status codes in one table.
 This module imports nothing from the rest of the arena, so every layer may use it.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from arena.metrics import ArenaMetrics
 from arena.referee.clock import Clock, MonotonicClock
 from arena.referee.timecontrol import TimeControl
 from arena.service.auth import BotRegistry, MemoryTokenStore
@@ -22,6 +23,7 @@ class ArenaNode:
     default_time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
     keep_alive_seconds: float = 15.0
     max_matches_per_connection: int = 10_000
+    metrics: ArenaMetrics | None = None
 
     def check_admin(self, token: str | None) -> None:
         """Admin calls (register, start matches) need the admin token unless registration is open."""
@@ -39,9 +41,18 @@ class ArenaNode:
         """A node keeping everything in memory (tests, and a node without Redis)."""
         clock = clock or MonotonicClock()
         hub = SessionHub(clock)
-        return cls(
+        metrics = ArenaMetrics()
+        node = cls(
             registry=BotRegistry(MemoryTokenStore(), admin_token, open_registration),
             hub=hub,
-            matches=MatchManager(hub, clock, records),
+            matches=MatchManager(hub, clock, records, metrics),
             clock=clock,
+            metrics=metrics,
         )
+        node.watch_gauges()
+        return node
+
+    def watch_gauges(self) -> None:
+        """Let the metrics read connected bots and active matches from this node."""
+        if self.metrics is not None:
+            self.metrics.watch(lambda: len(self.hub.connected()), lambda: len(self.matches.running))

@@ -15,6 +15,7 @@ from pathlib import Path
 import redis.asyncio as aioredis
 
 from arena.grpc.server import GrpcServer, TlsFiles, start_server
+from arena.metrics import ArenaMetrics
 from arena.node import ArenaNode
 from arena.referee.clock import MonotonicClock
 from arena.service.auth import BotRegistry
@@ -39,6 +40,8 @@ class ServeConfig:
     tls: TlsFiles | None = None
     shutdown_grace_seconds: float = 30.0
     keep_alive_seconds: float = 15.0
+    metrics_address: str | None = "127.0.0.1:9464"
+    """host:port of the Prometheus ``/metrics`` endpoint; None for none."""
 
 
 @dataclasses.dataclass
@@ -50,6 +53,7 @@ class RunningNode:
     redis: aioredis.Redis
     embedded: EmbeddedRedis | None
     admin_token: str | None
+    metrics_port: int | None
 
     @property
     def port(self) -> int:
@@ -98,16 +102,26 @@ async def start_node(config: ServeConfig) -> RunningNode:
     clock = MonotonicClock()
     hub = SessionHub(clock)
     admin = admin_token_for(config)
+    metrics = ArenaMetrics()
     node = ArenaNode(
         registry=BotRegistry(RedisTokenStore(client), admin, config.open_registration),
         hub=hub,
-        matches=MatchManager(hub, clock, RedisRecordStore(client)),
+        matches=MatchManager(hub, clock, RedisRecordStore(client), metrics),
         clock=clock,
         keep_alive_seconds=config.keep_alive_seconds,
+        metrics=metrics,
     )
+    node.watch_gauges()
+    metrics_port = None
+    if config.metrics_address:
+        host, _, port = config.metrics_address.rpartition(":")
+        metrics_port = metrics.serve(int(port), host or "127.0.0.1")
     server = await start_server(node, config.address, config.tls)
-    log.info("arena node serving", extra={"address": config.address, "port": server.port, "redis": url})
-    return RunningNode(node, server, client, embedded, admin)
+    log.info(
+        "arena node serving",
+        extra={"address": config.address, "port": server.port, "redis": url, "metrics_port": metrics_port},
+    )
+    return RunningNode(node, server, client, embedded, admin, metrics_port)
 
 
 async def serve(config: ServeConfig, on_ready: Callable[[RunningNode], None] | None = None) -> None:

@@ -21,7 +21,16 @@ from tests.grpc.rawbot import RawBot
 @contextmanager
 def arena_process(data_dir: Path, port: int) -> Iterator[subprocess.Popen[str]]:
     command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{port}"]
-    command += ["--data-dir", str(data_dir), "--log-format", "text", "--shutdown-grace", "0.5"]
+    command += [
+        "--data-dir",
+        str(data_dir),
+        "--log-format",
+        "text",
+        "--shutdown-grace",
+        "0.5",
+        "--metrics-address",
+        f"127.0.0.1:{free_port()}",
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None

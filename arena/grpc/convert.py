@@ -22,7 +22,7 @@ FAULTS = {
     "invalid": common_pb2.FAULT_INVALID_ACTION,
     "illegal": common_pb2.FAULT_ILLEGAL_ACTION,
     "disconnected": common_pb2.FAULT_DISCONNECTED,
-    "forfeited": common_pb2.FAULT_UNSPECIFIED,
+    "forfeited": common_pb2.FAULT_FORFEITED,
 }
 
 

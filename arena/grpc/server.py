@@ -10,6 +10,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.grpc.servicers import BotServicer, MatchServicer, RegistryServicer
+from arena.metrics import ErrorCountingInterceptor
 from arena.node import ArenaNode
 from arena.v1 import bot_pb2, bot_pb2_grpc, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 
@@ -47,7 +48,9 @@ class GrpcServer:
 
 async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFiles | None = None) -> GrpcServer:
     """Build and start the server on ``address`` (port 0 picks a free port)."""
+    interceptors = [ErrorCountingInterceptor(node.metrics)] if node.metrics is not None else []
     server = grpc.aio.server(
+        interceptors=interceptors,
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
@@ -56,7 +59,7 @@ async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFi
             ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.so_reuseport", 0),
-        ]
+        ],
     )
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(node), server)
     match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(node), server)

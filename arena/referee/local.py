@@ -20,6 +20,11 @@ class PolicySeat:
         self.started: MatchStart | None = None
         self.ended: MatchEnd | None = None
 
+    @property
+    def is_connected(self) -> bool:
+        """In-process: always."""
+        return True
+
     async def match_started(self, start: MatchStart) -> None:
         """Remember the start."""
         self.started = start

@@ -1,7 +1,9 @@
 """Running one match: ask the seats, enforce time control, apply, record, until the rules end it.
 
 The policy (also in the README): a late, illegal or unparseable answer gets the bot a rejection that
-says why, the fallback action played for it, and a strike. At ``max_strikes`` strikes, or when its
+says why, the fallback action played for it, and a strike. A decision that falls due while the bot
+is disconnected gets the fallback without a strike: a bot that reconnects within the grace period
+carries on. At ``max_strikes`` strikes, or when its
 bot is gone past the grace period (``SeatGoneError``), the seat is forfeited: the fallback policy plays it
 to the end and the outcome places it last. The fallback action is the first legal action in the
 game's canonical order. Whatever one seat does, the match ends and the others' results stand.
@@ -14,7 +16,7 @@ import dataclasses
 import itertools
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from arena.errors import ActionError, IllegalActionError
 from arena.games.base import GameRules, Outcome, Seat, Termination
@@ -66,10 +68,27 @@ class MatchEvent:
 Observer = Callable[[MatchEvent], None]
 
 
+class MatchMetrics(Protocol):
+    """What the referee reports for monitoring (implemented with Prometheus in ``arena.metrics``)."""
+
+    def match_started(self, game: str) -> None:
+        """A match began."""
+        ...
+
+    def decision(self, game: str, seconds: float, fault: str) -> None:
+        """A seat answered (or failed to): its latency and fault ("" when its answer was used)."""
+        ...
+
+    def match_finished(self, game: str, termination: Termination, seconds: float) -> None:
+        """A match ended (aborted included)."""
+        ...
+
+
 async def run_match(
     setup: MatchSetup,
     clock: Clock | None = None,
     observer: Observer | None = None,
+    metrics: MatchMetrics | None = None,
 ) -> MatchRecord:
     """Referee one match to its end and return its record.
 
@@ -77,18 +96,21 @@ async def run_match(
     task is cancelled (server shutdown), the record is completed as ABORTED and then the
     cancellation propagates.
     """
-    return await Match(setup, clock or MonotonicClock(), observer).run()
+    return await Match(setup, clock or MonotonicClock(), observer, metrics).run()
 
 
 class Match:
     """One match being refereed; ``record`` is complete once ``run`` returns or is cancelled."""
 
-    def __init__(self, setup: MatchSetup, clock: Clock, observer: Observer | None) -> None:
+    def __init__(
+        self, setup: MatchSetup, clock: Clock, observer: Observer | None = None, metrics: MatchMetrics | None = None
+    ) -> None:
         if len(setup.seats) != len(setup.players):
             raise ValueError("a match needs one seat client per player")
         self.setup = setup
         self.clock = clock
         self.observer = observer
+        self.metrics = metrics
         self.game: GameRules[Any, Any, Any] = get_game(setup.game)
         self.state = self.game.initial_state(len(setup.players), setup.seed, setup.options, setup.deck)
         n = len(setup.players)
@@ -111,6 +133,9 @@ class Match:
     async def run(self) -> MatchRecord:
         setup = self.setup
         self.record.started_at = self.clock.wall()
+        started = self.clock.now()
+        if self.metrics is not None:
+            self.metrics.match_started(setup.game)
         await self._tell_all(
             lambda seat: setup.seats[seat].match_started(
                 MatchStart(
@@ -127,6 +152,10 @@ class Match:
         try:
             while seats := self.game.to_move(self.state):
                 decisions = await asyncio.gather(*(self._decide(seat) for seat in sorted(seats)))
+                if self.metrics is not None:
+                    for d in decisions:
+                        if d.sequence:  # a request was sent
+                            self.metrics.decision(setup.game, d.elapsed, d.fallback)
                 actions = {d.seat: self.game.parse_action(d.action) for d in decisions}
                 self.state = self.game.apply(self.state, actions)
                 self.record.steps.append(tuple(decisions))
@@ -136,6 +165,8 @@ class Match:
             self.record.outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
             self.record.ended_at = self.clock.wall()
             self._emit("ended", {})
+            if self.metrics is not None:
+                self.metrics.match_finished(setup.game, Termination.ABORTED, self.clock.now() - started)
             raise
         game_outcome = self.game.outcome(self.state)
         assert game_outcome is not None, "to_move is empty only once the rules have an outcome"
@@ -144,6 +175,8 @@ class Match:
         self.record.ended_at = self.clock.wall()
         await self._tell_all(lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome)))
         self._emit("ended", {})
+        if self.metrics is not None:
+            self.metrics.match_finished(setup.game, outcome.termination, self.clock.now() - started)
         return self.record
 
     async def _decide(self, seat: Seat) -> DecisionRecord:
@@ -172,6 +205,9 @@ class Match:
         try:
             answer = await self.clock.wait_for(client.decide(request), limit)
         except TimeoutError:
+            if not client.is_connected:
+                # Its bot is away: the fallback plays, without a strike, until the grace period ends.
+                return DecisionRecord(self.step, seat, fallback, limit, "disconnected", sequence)
             self.bank[seat] = 0.0
             return await self._reject(
                 seat, request, "", f"no answer within {limit:.3f} s", "timeout", limit, Termination.TIMEOUT

@@ -78,6 +78,11 @@ class MatchEnd:
 class SeatClient(Protocol):
     """One seat's bot, as the referee sees it. Implementations must not block the event loop."""
 
+    @property
+    def is_connected(self) -> bool:
+        """Whether the bot is reachable now (a decision missed while it is not costs no strike)."""
+        ...
+
     async def match_started(self, start: MatchStart) -> None:
         """The match has begun."""
         ...

@@ -15,7 +15,7 @@ from arena.errors import ArenaError, GameSetupError
 from arena.games.base import Outcome
 from arena.games.registry import get_game
 from arena.referee.clock import Clock
-from arena.referee.match import Match, MatchEvent, MatchSetup
+from arena.referee.match import Match, MatchEvent, MatchMetrics, MatchSetup
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.service.sessions import RemoteSeat, SessionHub
@@ -124,9 +124,12 @@ class RunningMatch:
 class MatchManager:
     """Starts and tracks matches between bots connected to this node."""
 
-    def __init__(self, hub: SessionHub, clock: Clock, store: RecordStore | None = None) -> None:
+    def __init__(
+        self, hub: SessionHub, clock: Clock, store: RecordStore | None = None, metrics: MatchMetrics | None = None
+    ) -> None:
         self.hub = hub
         self.clock = clock
+        self.metrics = metrics
         self.store: RecordStore = store or MemoryRecordStore()
         self.running: dict[str, RunningMatch] = {}
 
@@ -163,7 +166,7 @@ class MatchManager:
         game.initial_state(len(bots), seed, options or {}, deck)
         seats = [self.hub.seat_for(name, match_id, tc.grace_seconds) for name in bots]
         setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
-        match = Match(setup, self.clock, lambda event: self._publish(match_id, event))
+        match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
         task = asyncio.get_running_loop().create_task(self._run(match), name=f"match-{match_id}")
         self.running[match_id] = RunningMatch(setup, task, seats, match)
         return match_id

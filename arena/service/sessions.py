@@ -31,6 +31,9 @@ class ProtocolError:
     reason: str
 
 
+MAX_MISSED_ENDS = 1000
+"""Match ends kept for a bot that is away (older ones are only in the match records)."""
+
 Outgoing = MatchStart | DecisionRequest | Rejection | MatchEnd | ProtocolError
 
 
@@ -74,6 +77,11 @@ class RemoteSeat:
         self.gone = False
         self._grace_timer: asyncio.Task[None] | None = None
 
+    @property
+    def is_connected(self) -> bool:
+        """Whether the bot has a live connection to this node."""
+        return self.session.connection is not None
+
     async def match_started(self, start: MatchStart) -> None:
         """Tell the bot; remember it for a reconnect."""
         self.start = start
@@ -96,7 +104,9 @@ class RemoteSeat:
         self.session.send(rejection)
 
     async def match_ended(self, end: MatchEnd) -> None:
-        """Tell the bot and let the session forget this match."""
+        """Tell the bot (now, or when it reconnects) and let the session forget this match."""
+        if self.session.connection is None and len(self.session.missed_ends) < MAX_MISSED_ENDS:
+            self.session.missed_ends.append(end)
         self.session.send(end)
         self.release()
 
@@ -156,6 +166,8 @@ class BotSession:
         self.capacity = 1
         self.seats: dict[str, RemoteSeat] = {}
         self.last_close_reason = ""
+        self.missed_ends: list[MatchEnd] = []
+        """Matches that ended while the bot was away, told at its next connection."""
 
     def send(self, message: Outgoing) -> None:
         """Send to the live connection, if any (a reconnect resends what matters)."""
@@ -210,6 +222,9 @@ class SessionHub:
         session.connection = connection
         session.games = frozenset(games)
         session.capacity = max(1, capacity)
+        for end in session.missed_ends:
+            connection.send(end)
+        session.missed_ends.clear()
         for seat in list(session.seats.values()):
             seat.resync()
         return connection

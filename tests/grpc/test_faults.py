@@ -231,3 +231,25 @@ async def test_health_and_reflection(arena: Arena) -> None:
     async for response in stub.ServerReflectionInfo(ask()):
         names |= {s.name for s in response.list_services_response.service}
     assert {"arena.v1.BotService", "arena.v1.MatchService", "arena.v1.RegistryService"} <= names
+
+
+async def test_decisions_missed_while_away_cost_no_strike_and_the_end_is_told_on_return(arena: Arena) -> None:
+    token = await arena.register("wanderer")
+    first = RawBot(arena.address, token).start()
+    await first.welcomed.wait()
+    steady = await arena.connect("steady2")
+    tc = TimeControl(decision_seconds=0.1, bank_seconds=0.0, max_strikes=1, grace_seconds=30.0)
+    match_id = await arena.start_match(["wanderer", "steady2"], tc=tc)
+    await eventually(lambda: len(first.messages("action_request")) >= 2)
+    await first.stop()
+    # Away for the rest of the match: the fallback plays its seat, with no strike.
+    end = await steady.wait_ended(match_id, 20)
+    assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
+    assert not end.outcome.forfeited_seats
+    record = await arena.record(match_id)
+    away = [d for d in record.decisions if d.seat == 0 and d.fault == common_pb2.FAULT_DISCONNECTED]
+    assert away
+    assert not record.rejections
+    second = RawBot(arena.address, token).start()
+    told = await second.wait_ended(match_id, 10)
+    assert told.outcome == end.outcome

@@ -1,0 +1,167 @@
+"""Prometheus metrics of one arena node, and the ``/metrics`` HTTP endpoint.
+
+Every name starts with ``arena_``, uses base units and ``_total`` for counters. Label sets are
+bounded (game, termination, fault, gRPC method and code): never a bot or a match id — per-bot
+figures belong in the leaderboard API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+from arena.games.base import Termination
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+
+
+class ArenaMetrics:
+    """The node's metrics in their own registry (tests make a fresh one each)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.matches_started = Counter("arena_matches_started_total", "Matches started.", ["game"], registry=r)
+        self.matches_finished = Counter(
+            "arena_matches_finished_total", "Matches finished, by how they ended.", ["game", "termination"], registry=r
+        )
+        self.match_duration = Histogram(
+            "arena_match_duration_seconds", "Wall time of a match.", ["game"], buckets=DURATION_BUCKETS, registry=r
+        )
+        self.decisions = Counter("arena_decisions_total", "Decisions asked of bots.", ["game"], registry=r)
+        self.decision_latency = Histogram(
+            "arena_decision_latency_seconds",
+            "Time from sending an action request to receiving the action (timeouts: the full wait).",
+            ["game"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.timeouts = Counter("arena_timeouts_total", "Decisions not answered in time.", ["game"], registry=r)
+        self.illegal_actions = Counter(
+            "arena_illegal_actions_total", "Answers that did not parse or were not legal.", ["game", "kind"], registry=r
+        )
+        self.rejections = Counter(
+            "arena_rejections_total", "Answers replaced by a fallback action.", ["game", "fault"], registry=r
+        )
+        self.connected_bots = Gauge("arena_connected_bots", "Bots with a live connection to this node.", registry=r)
+        self.active_matches = Gauge("arena_active_matches", "Matches being refereed by this node.", registry=r)
+        self.queue_depth = Gauge("arena_queue_depth", "Queued matches without a stored result.", registry=r)
+        self.queue_oldest_age = Gauge("arena_queue_oldest_age_seconds", "Age of the oldest queued match.", registry=r)
+        self.reclaimed = Counter(
+            "arena_reclaimed_matches_total", "Queued matches taken over from a dead worker.", registry=r
+        )
+        self.grpc_errors = Counter(
+            "arena_grpc_errors_total", "gRPC calls that ended with an error status.", ["method", "code"], registry=r
+        )
+
+    # -- the referee's MatchMetrics protocol ------------------------------------------------------
+
+    def match_started(self, game: str) -> None:
+        """A match began."""
+        self.matches_started.labels(game).inc()
+
+    def decision(self, game: str, seconds: float, fault: str) -> None:
+        """A seat answered, or failed to."""
+        self.decisions.labels(game).inc()
+        self.decision_latency.labels(game).observe(seconds)
+        if fault:
+            self.rejections.labels(game, fault).inc()
+        if fault == "timeout":
+            self.timeouts.labels(game).inc()
+        elif fault in ("invalid", "illegal"):
+            self.illegal_actions.labels(game, fault).inc()
+
+    def match_finished(self, game: str, termination: Termination, seconds: float) -> None:
+        """A match ended."""
+        self.matches_finished.labels(game, termination.value).inc()
+        self.match_duration.labels(game).observe(seconds)
+
+    # -- wiring -----------------------------------------------------------------------------------
+
+    def watch(self, connected_bots: Callable[[], int], active_matches: Callable[[], int]) -> None:
+        """Read the two gauges from the node's state at every scrape."""
+        self.connected_bots.set_function(connected_bots)
+        self.active_matches.set_function(active_matches)
+
+    def serve(self, port: int, address: str = "127.0.0.1") -> int:
+        """Expose ``/metrics`` over HTTP on a background thread; returns the bound port."""
+        server, _thread = start_http_server(port, address, registry=self.registry)
+        return int(server.server_port)
+
+
+class ErrorCountingInterceptor(grpc.aio.ServerInterceptor):
+    """Counts calls that end with a non-OK status, by method and code."""
+
+    def __init__(self, metrics: ArenaMetrics) -> None:
+        self.metrics = metrics
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        """Wrap the method's behaviour to read its final status."""
+        handler: Any = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = str(handler_call_details.method).rsplit("/", 1)[-1]
+        errors = self.metrics.grpc_errors
+
+        def count(context: Any, failed: bool) -> None:
+            code = context.code()
+            if code is None and failed:
+                code = grpc.StatusCode.UNKNOWN
+            if code is not None and code != grpc.StatusCode.OK:
+                name = code.name if isinstance(code, grpc.StatusCode) else str(code)
+                errors.labels(method, name).inc()
+
+        if handler.unary_unary is not None:
+            inner_uu = handler.unary_unary
+
+            async def unary_unary(request: Any, context: Any) -> Any:
+                failed = True
+                try:
+                    response = await inner_uu(request, context)
+                    failed = False
+                    return response
+                finally:
+                    count(context, failed)
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary_unary, handler.request_deserializer, handler.response_serializer
+            )
+        if handler.unary_stream is not None:
+            inner_us = handler.unary_stream
+
+            async def unary_stream(request: Any, context: Any) -> AsyncIterator[Any]:
+                failed = True
+                try:
+                    async for response in inner_us(request, context):
+                        yield response
+                    failed = False
+                finally:
+                    count(context, failed)
+
+            return grpc.unary_stream_rpc_method_handler(
+                unary_stream, handler.request_deserializer, handler.response_serializer
+            )
+        if handler.stream_stream is not None:
+            inner_ss = handler.stream_stream
+
+            async def stream_stream(requests: Any, context: Any) -> AsyncIterator[Any]:
+                failed = True
+                try:
+                    async for response in inner_ss(requests, context):
+                        yield response
+                    failed = False
+                finally:
+                    count(context, failed)
+
+            return grpc.stream_stream_rpc_method_handler(
+                stream_stream, handler.request_deserializer, handler.response_serializer
+            )
+        return handler  # type: ignore[no-any-return]

@@ -1,0 +1,69 @@
+"""Prometheus metrics: real matches move the right counters; /metrics parses as the text format."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import urllib.request
+
+import grpc
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from arena.referee.timecontrol import TimeControl
+from arena.v1 import bot_pb2, registry_pb2, registry_pb2_grpc
+from tests.grpc.harness import Arena
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+async def test_matches_decisions_faults_and_errors_are_counted(arena: Arena) -> None:
+    assert arena.node.metrics is not None
+    answers = iter(["Z9", "G1 G1 G1 G1 G1"])
+
+    def chooser(request: bot_pb2.ActionRequest) -> str:
+        return next(answers, request.legal_actions[0])
+
+    bots = [await arena.connect("m0", chooser=chooser), await arena.connect("m1")]
+    silent = await arena.connect("m2", chooser=lambda request: None)
+    first = await arena.start_match(["m0", "m1"], seed=1)
+    fast = TimeControl(decision_seconds=0.05, bank_seconds=0.0, max_strikes=1, grace_seconds=1.0)
+    second = await arena.start_match(["m1", "m2"], seed=2, tc=fast)
+    await bots[0].wait_ended(first)
+    await silent.wait_ended(second)
+    with_error = registry_pb2_grpc.RegistryServiceStub(arena.channel)
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        await with_error.RegisterBot(registry_pb2.RegisterBotRequest(name="nope"))
+    await asyncio.sleep(0.05)
+    values = samples(generate_latest(arena.node.metrics.registry).decode())
+    assert values[("arena_matches_started_total", (("game", "5211"),))] == 2
+    assert values[("arena_matches_finished_total", (("game", "5211"), ("termination", "normal")))] == 1
+    assert values[("arena_matches_finished_total", (("game", "5211"), ("termination", "timeout")))] == 1
+    requests = sum(len(b.messages("action_request")) for b in (*bots, silent))
+    assert values[("arena_decisions_total", (("game", "5211"),))] == requests
+    assert values[("arena_decision_latency_seconds_count", (("game", "5211"),))] == requests
+    assert values[("arena_timeouts_total", (("game", "5211"),))] == 1
+    assert values[("arena_illegal_actions_total", (("game", "5211"), ("kind", "invalid")))] == 1
+    assert values[("arena_illegal_actions_total", (("game", "5211"), ("kind", "illegal")))] == 1
+    assert values[("arena_connected_bots", ())] == 3
+    assert values[("arena_active_matches", ())] == 0
+    assert values[("arena_grpc_errors_total", (("code", "PERMISSION_DENIED"), ("method", "RegisterBot")))] == 1
+    # Bounded labels: no bot or match id anywhere.
+    for _, labels in values:
+        assert all(value not in ("m0", "m1", "m2", first, second) for _, value in labels)
+
+
+async def test_the_metrics_endpoint_serves_the_text_format(arena: Arena) -> None:
+    assert arena.node.metrics is not None
+    port = arena.node.metrics.serve(0)
+    text = await asyncio.to_thread(
+        lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    )
+    names = {family.name for family in text_string_to_metric_families(text)}
+    assert {"arena_matches_started", "arena_decision_latency_seconds", "arena_queue_depth"} <= names
