@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.games.base import Termination
+from arena.metrics import ArenaMetrics
 from arena.queue.stream import Entry, MatchQueue
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
@@ -54,6 +55,7 @@ class RefereeWorker:
         max_held: int = 256,
         poll_seconds: float = 0.1,
         on_result: ResultHook | None = None,
+        metrics: ArenaMetrics | None = None,
     ) -> None:
         self.queue = queue
         self.leagues = leagues
@@ -63,6 +65,7 @@ class RefereeWorker:
         self.max_held = max_held
         self.poll_seconds = poll_seconds
         self.on_result = on_result
+        self.metrics = metrics
         self.held: dict[str, _Held] = {}
         self.results_stored = 0
         self.reclaimed = 0
@@ -80,14 +83,20 @@ class RefereeWorker:
                 stale = await self.queue.reclaim_stale(self.consumer, int(self.lease_seconds * 1000), 100)
                 self.reclaimed += len(stale)
                 self._take(stale)
+                if self.metrics is not None:
+                    self.metrics.reclaimed.inc(len(stale))
             room = self.max_held - len(self.held)
             if room > 0:
                 block = int(self.poll_seconds * 1000) if not self._waiting() else 1
                 self._take(await self.queue.read_new(self.consumer, min(room, 64), block))
             await self._start_waiting()
-            if now - last_touch >= self.lease_seconds / 3:
+            if now - last_touch >= min(self.lease_seconds / 3, 5.0):
                 last_touch = now
                 await self._touch()
+                if self.metrics is not None:
+                    depth, _, oldest = await self.queue.depth()
+                    self.metrics.queue_depth.set(depth)
+                    self.metrics.queue_oldest_age.set(oldest)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.poll_seconds if self._waiting() else 0.001)
 

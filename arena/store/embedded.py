@@ -69,6 +69,7 @@ class EmbeddedRedis:
 
     def __init__(self, data_dir: str | Path, port: int | None = None, binary: str | None = None) -> None:
         self.data_dir = Path(data_dir).resolve()
+        self._fixed_port = port is not None
         self.port = port or free_port()
         self.binary = binary or redis_server_binary()
         self.process: subprocess.Popen[bytes] | None = None
@@ -114,7 +115,15 @@ class EmbeddedRedis:
 
     def start(self) -> EmbeddedRedis:
         """Start the server and its watchdog; returns self."""
-        self._spawn()
+        for attempt in range(5):
+            try:
+                self._spawn()
+                break
+            except RuntimeError:
+                # A port picked at random may have been taken meanwhile: pick another.
+                if self._fixed_port or attempt == 4:
+                    raise
+                self.port = free_port()
         self._watchdog = threading.Thread(target=self._watch, name="embedded-redis-watchdog", daemon=True)
         self._watchdog.start()
         log.info("embedded redis started", extra={"url": self.url, "data_dir": str(self.data_dir)})
