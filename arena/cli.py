@@ -86,6 +86,23 @@ def _bot(args: argparse.Namespace) -> int:
     return bot_main(argv)
 
 
+def _loadtest(args: argparse.Namespace) -> int:
+    from arena.loadtest import LoadConfig, run
+
+    config = LoadConfig(
+        bots=args.bots,
+        matches=args.matches,
+        concurrency=args.concurrency,
+        players=args.players,
+        processes=args.processes,
+        server=args.server,
+        admin_token=args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"),
+        seed=args.seed,
+    )
+    result = run(config, json_path=args.json)
+    return 0 if result.errors == 0 else 1
+
+
 def _admin_token(args: argparse.Namespace) -> str | None:
     if args.admin_token:
         return str(args.admin_token)
@@ -146,6 +163,18 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--bank-seconds", type=float, default=10.0)
     _client_options(match)
     match.set_defaults(handler=_match)
+
+    load = sub.add_parser("loadtest", help="many simulated bots, many matches: throughput, latency, errors")
+    load.add_argument("--bots", type=int, default=100, help="connected bots (default %(default)s)")
+    load.add_argument("--matches", type=int, default=1000, help="matches to play (default %(default)s)")
+    load.add_argument("--concurrency", type=int, default=64, help="matches in flight (default %(default)s)")
+    load.add_argument("--players", type=int, default=2, choices=[2, 3, 4, 5])
+    load.add_argument("--processes", type=int, default=2, help="bot processes (default %(default)s)")
+    load.add_argument("--server", help="target this arena instead of starting one")
+    load.add_argument("--admin-token", help="with --server: the admin token (or $ARENA_ADMIN_TOKEN)")
+    load.add_argument("--seed", type=int, default=1)
+    load.add_argument("--json", help="also write the JSON summary to this file")
+    load.set_defaults(handler=_loadtest)
 
     bot = sub.add_parser("bot", help="run a built-in bot (random or heuristic) against an arena")
     bot.add_argument("kind", choices=["random", "heuristic"])

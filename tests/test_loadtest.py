@@ -1,0 +1,37 @@
+"""``arena loadtest`` end to end, small and bounded: its own arena, bot processes, exact counts."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from arena.loadtest import LoadConfig, histogram_quantiles, run
+
+
+def test_a_small_load_test_plays_every_match_without_error(capsys: object) -> None:
+    console = Console(file=io.StringIO(), width=120)
+    result = run(LoadConfig(bots=12, matches=60, concurrency=8, players=2, processes=2), console=console)
+    assert result.matches == 60
+    assert result.errors == 0
+    assert result.decisions == 60 * 33 * 2  # 2 players: 11 rounds of 3 turns, both seats each turn
+    assert result.latency_p50 is not None and result.latency_p99 is not None
+    assert 0 < result.latency_p50 <= result.latency_p99
+    assert "60 matches (2 players) by 12 bots" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_histogram_quantiles_interpolate_within_buckets() -> None:
+    text = "\n".join(
+        [
+            "# TYPE x histogram",
+            'x_bucket{le="0.1"} 50',
+            'x_bucket{le="0.2"} 90',
+            'x_bucket{le="+Inf"} 100',
+            "x_count 100",
+            "x_sum 10",
+        ]
+    )
+    p50, p90, p99 = histogram_quantiles(text + "\n", "x", (0.5, 0.9, 0.99))
+    assert p50 == 0.1
+    assert p90 is not None and abs(p90 - 0.2) < 1e-9
+    assert p99 == 0.2  # beyond the last finite bucket: its bound
