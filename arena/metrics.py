@@ -82,6 +82,10 @@ class ArenaMetrics:
 
     # -- wiring -----------------------------------------------------------------------------------
 
+    def grpc_error(self, method: str, code: grpc.StatusCode) -> None:
+        """Count a call that ended with ``code`` (for handlers that are not wrapped)."""
+        self.grpc_errors.labels(method, code.name).inc()
+
     def watch(self, connected_bots: Callable[[], int], active_matches: Callable[[], int]) -> None:
         """Read the two gauges from the node's state at every scrape."""
         self.connected_bots.set_function(connected_bots)
@@ -94,7 +98,12 @@ class ArenaMetrics:
 
 
 class ErrorCountingInterceptor(grpc.aio.ServerInterceptor):
-    """Counts calls that end with a non-OK status, by method and code."""
+    """Counts calls that end with a non-OK status, by method and code.
+
+    Unary and server-streaming methods are wrapped here. The bot stream (stream-stream) is not:
+    wrapping would put a layer on every message of the hot path, so it counts its own errors
+    (``ArenaMetrics.grpc_error``).
+    """
 
     def __init__(self, metrics: ArenaMetrics) -> None:
         self.metrics = metrics
@@ -148,20 +157,5 @@ class ErrorCountingInterceptor(grpc.aio.ServerInterceptor):
 
             return grpc.unary_stream_rpc_method_handler(
                 unary_stream, handler.request_deserializer, handler.response_serializer
-            )
-        if handler.stream_stream is not None:
-            inner_ss = handler.stream_stream
-
-            async def stream_stream(requests: Any, context: Any) -> AsyncIterator[Any]:
-                failed = True
-                try:
-                    async for response in inner_ss(requests, context):
-                        yield response
-                    failed = False
-                finally:
-                    count(context, failed)
-
-            return grpc.stream_stream_rpc_method_handler(
-                stream_stream, handler.request_deserializer, handler.response_serializer
             )
         return handler  # type: ignore[no-any-return]

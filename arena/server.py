@@ -22,7 +22,7 @@ from arena.service.auth import BotRegistry
 from arena.service.matches import MatchManager
 from arena.service.sessions import SessionHub
 from arena.store.embedded import EmbeddedRedis
-from arena.store.redis_stores import RedisRecordStore, RedisTokenStore
+from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ async def start_node(config: ServeConfig) -> RunningNode:
         # Started from this (the main) thread, which lives as long as the node: see EmbeddedRedis.
         embedded = EmbeddedRedis(config.data_dir / "redis").start()
         url = embedded.url
-    client = aioredis.Redis.from_url(url)
+    client = connect(url)
     await client.ping()
     clock = MonotonicClock()
     hub = SessionHub(clock)

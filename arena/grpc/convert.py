@@ -124,7 +124,7 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
         return bot_pb2.ConnectResponse(
             error=bot_pb2.ProtocolError(match_id=message.match_id, sequence=message.sequence, reason=message.reason)
         )
-    raise TypeError(f"no wire form for {type(message).__name__}")
+    raise TypeError(f"no wire form for {type(message).__name__}")  # KeepAlive is the servicer's
 
 
 def record_to_proto(record: MatchRecord, arena_version: str) -> match_pb2.MatchRecord:

@@ -18,7 +18,7 @@ from arena.games.registry import GAMES
 from arena.grpc import convert
 from arena.grpc.errors import status_for
 from arena.node import ArenaNode
-from arena.service.sessions import Connection, TooManyErrorsError
+from arena.service.sessions import Connection, KeepAlive, TooManyErrorsError
 from arena.v1 import bot_pb2, bot_pb2_grpc, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.wire import common as wire_common
 
@@ -62,27 +62,32 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     def __init__(self, node: ArenaNode) -> None:
         self.node = node
 
-    async def Connect(  # noqa: N802 - the gRPC method name
+    async def Connect(  # type: ignore[override]  # noqa: N802 - gRPC name; writes via context.write
         self,
         request_iterator: AsyncIterator[bot_pb2.ConnectRequest],
         context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse],
-    ) -> AsyncIterator[bot_pb2.ConnectResponse]:
-        """Authenticate, then relay until either side ends the stream."""
+    ) -> None:
+        """Authenticate, then relay until either side ends the stream.
+
+        Written with ``context.write`` rather than as a generator: one coroutine per stream, no
+        generator layers between the outbox and the wire (the hot path of every decision).
+        """
         requests = aiter(request_iterator)
         try:
             first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT_SECONDS)
         except (TimeoutError, StopAsyncIteration):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         if first.WhichOneof("kind") != "hello":
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         hello = first.hello
         try:
             name = await self.node.registry.authenticate(hello.token)
         except Exception as error:
-            await context.abort(status_for(error) or grpc.StatusCode.INTERNAL, str(error))
+            await self._abort(context, status_for(error) or grpc.StatusCode.INTERNAL, str(error))
         unknown = sorted(set(hello.games) - set(GAMES))
         if unknown:
-            await context.abort(
+            await self._abort(
+                context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"unknown game(s) {unknown}; this arena plays {sorted(GAMES)}",
             )
@@ -90,45 +95,43 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         capacity = max(1, min(hello.max_concurrent_matches or 1, self.node.max_matches_per_connection))
         connection = self.node.hub.connect(name, games, capacity)
         log.info("bot connected", extra={"bot": name, "client": hello.client_name[:64], "capacity": capacity})
-        yield bot_pb2.ConnectResponse(
-            welcome=bot_pb2.Welcome(
-                bot_name=name,
-                keep_alive_interval=convert.duration(self.node.keep_alive_seconds),
-                games=games,
-                max_concurrent_matches=capacity,
-                server_version=__version__,
+        await context.write(
+            bot_pb2.ConnectResponse(
+                welcome=bot_pb2.Welcome(
+                    bot_name=name,
+                    keep_alive_interval=convert.duration(self.node.keep_alive_seconds),
+                    games=games,
+                    max_concurrent_matches=capacity,
+                    server_version=__version__,
+                )
             )
         )
         reader = asyncio.create_task(self._read(requests, connection))
+        keep_alive = asyncio.create_task(connection.keep_alive(self.node.keep_alive_seconds))
+        outbox, write, wall = connection.outbox, context.write, self.node.clock.wall
         try:
-            async for message in self._outgoing(connection):
-                yield message
+            while (message := await outbox.get()) is not None:
+                if isinstance(message, KeepAlive):
+                    await write(
+                        bot_pb2.ConnectResponse(keep_alive=bot_pb2.KeepAlive(server_time=convert.timestamp(wall())))
+                    )
+                else:
+                    await write(convert.outgoing_to_proto(message))
         finally:
+            keep_alive.cancel()
             reader.cancel()
             self.node.hub.disconnect(connection)
             log.info("bot disconnected", extra={"bot": name, "reason": connection.close_reason})
         if connection.close_reason.startswith("replaced"):
-            await context.abort(grpc.StatusCode.ABORTED, connection.close_reason)
+            await self._abort(context, grpc.StatusCode.ABORTED, connection.close_reason)
         if connection.close_reason.startswith("more than"):
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, connection.close_reason)
+            await self._abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, connection.close_reason)
 
-    async def _outgoing(self, connection: Connection) -> AsyncIterator[bot_pb2.ConnectResponse]:
-        outbox = connection.outbox
-        interval = self.node.keep_alive_seconds
-        while True:
-            if outbox.empty():
-                try:
-                    message = await asyncio.wait_for(outbox.get(), interval)
-                except TimeoutError:
-                    yield bot_pb2.ConnectResponse(
-                        keep_alive=bot_pb2.KeepAlive(server_time=convert.timestamp(self.node.clock.wall()))
-                    )
-                    continue
-            else:
-                message = outbox.get_nowait()
-            if message is None:
-                return
-            yield convert.outgoing_to_proto(message)
+    async def _abort(self, context: grpc.aio.ServicerContext[Any, Any], code: grpc.StatusCode, details: str) -> None:
+        """End the bot stream with an error status, counted in the metrics."""
+        if self.node.metrics is not None:
+            self.node.metrics.grpc_error("Connect", code)
+        await context.abort(code, details)
 
     async def _read(self, requests: AsyncIterator[bot_pb2.ConnectRequest], connection: Connection) -> None:
         session = connection.session

@@ -6,14 +6,26 @@ import asyncio
 import heapq
 import itertools
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 
 
+class Cancellable(Protocol):
+    """A scheduled call that can be called off."""
+
+    def cancel(self) -> object:
+        """Do not make the call (no effect once made)."""
+        ...
+
+
 class Clock(Protocol):
     """Time as the referee sees it, in seconds."""
+
+    def call_later(self, seconds: float, callback: Callable[[], object]) -> Cancellable:
+        """Call ``callback`` once ``seconds`` have passed."""
+        ...
 
     def now(self) -> float:
         """The current time (only differences matter)."""
@@ -43,9 +55,14 @@ class MonotonicClock:
         """Unix time."""
         return time.time()
 
+    def call_later(self, seconds: float, callback: Callable[[], object]) -> Cancellable:
+        """``loop.call_later`` on the running loop."""
+        return asyncio.get_running_loop().call_later(max(seconds, 0.0), callback)
+
     async def wait_for(self, awaitable: Awaitable[T], seconds: float) -> T:
-        """``asyncio.wait_for`` on the real clock."""
-        return await asyncio.wait_for(awaitable, max(seconds, 0.0))
+        """Await with a deadline on the real clock (``asyncio.timeout``: no extra task per wait)."""
+        async with asyncio.timeout(max(seconds, 0.0)):
+            return await awaitable
 
     async def sleep(self, seconds: float) -> None:
         """``asyncio.sleep``."""
@@ -79,6 +96,12 @@ class ManualClock:
     async def sleep(self, seconds: float) -> None:
         """Wait until the clock has been advanced by ``seconds``."""
         await self._timer(seconds)
+
+    def call_later(self, seconds: float, callback: Callable[[], object]) -> Cancellable:
+        """Call ``callback`` when the clock has been advanced by ``seconds``."""
+        timer = self._timer(seconds)
+        timer.add_done_callback(lambda done: None if done.cancelled() else callback())
+        return timer
 
     async def wait_for(self, awaitable: Awaitable[T], seconds: float) -> T:
         """Race ``awaitable`` against a manual timer."""

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from arena.errors import ActionError, IllegalActionError
 from arena.games.base import GameRules, Outcome, Seat, Termination
 from arena.games.registry import get_game
-from arena.referee.clock import Clock, MonotonicClock
+from arena.referee.clock import Cancellable, Clock, MonotonicClock
 from arena.referee.record import DecisionRecord, MatchRecord, RejectionRecord, final_outcome
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient, SeatGoneError
 from arena.referee.timecontrol import TimeControl
@@ -99,6 +99,23 @@ async def run_match(
     return await Match(setup, clock or MonotonicClock(), observer, metrics).run()
 
 
+@dataclasses.dataclass(slots=True)
+class _Wait:
+    """One seat's outstanding request in a step."""
+
+    request: DecisionRequest
+    future: asyncio.Future[str]
+    started: float
+    limit: float
+    timer: Cancellable
+    ended: float | None = None
+    clock_now: Callable[[], float] | None = None
+
+    def finished(self, _future: asyncio.Future[str]) -> None:
+        if self.ended is None and self.clock_now is not None:
+            self.ended = self.clock_now()
+
+
 class Match:
     """One match being refereed; ``record`` is complete once ``run`` returns or is cancelled."""
 
@@ -151,7 +168,7 @@ class Match:
         self._emit("started", {})
         try:
             while seats := self.game.to_move(self.state):
-                decisions = await asyncio.gather(*(self._decide(seat) for seat in sorted(seats)))
+                decisions = await self._step(sorted(seats))
                 if self.metrics is not None:
                     for d in decisions:
                         if d.sequence:  # a request was sent
@@ -179,19 +196,44 @@ class Match:
             self.metrics.match_finished(setup.game, outcome.termination, self.clock.now() - started)
         return self.record
 
-    async def _decide(self, seat: Seat) -> DecisionRecord:
-        """One seat's action for this step: the bot's answer if it is legal and in time."""
+    async def _step(self, seats: list[Seat]) -> list[DecisionRecord]:
+        """Ask every seat to move at once; reveal nothing until all have answered or timed out.
+
+        Requests go out together; one timer per seat cancels a wait that outlives the seat's limit.
+        Futures and timers rather than a task and a timeout scope per seat: this is the hot path.
+        """
+        records: dict[Seat, DecisionRecord] = {}
+        waits: list[_Wait] = []
+        try:
+            for seat in seats:
+                prepared = self._request(seat)
+                if isinstance(prepared, DecisionRecord):
+                    records[seat] = prepared
+                else:
+                    waits.append(prepared)
+            if waits:
+                await asyncio.wait([w.future for w in waits])
+        finally:
+            for w in waits:
+                w.timer.cancel()
+                if not w.future.done():
+                    w.future.cancel()
+        for w in waits:
+            records[w.request.seat] = await self._judge(w)
+        return [records[seat] for seat in seats]
+
+    def _request(self, seat: Seat) -> _Wait | DecisionRecord:
+        """Send one seat its request (or play the fallback for a forfeited seat)."""
         legal = self.game.legal_actions(self.state, seat)
         fallback = str(legal[0])
         if seat in self.record.forfeits:
             return DecisionRecord(self.step, seat, fallback, 0.0, "forfeited")
         tc = self.setup.time_control
         limit = tc.decision_seconds + self.bank[seat]
-        sequence = next(self.sequence)
         request = DecisionRequest(
             match_id=self.setup.match_id,
             game=self.setup.game,
-            sequence=sequence,
+            sequence=next(self.sequence),
             seat=seat,
             observation=self.game.observe(self.state, seat),
             legal_actions=[str(a) for a in legal],
@@ -201,10 +243,22 @@ class Match:
             bank_seconds=self.bank[seat],
         )
         started = self.clock.now()
-        client = self.setup.seats[seat]
         try:
-            answer = await self.clock.wait_for(client.decide(request), limit)
-        except TimeoutError:
+            future = asyncio.ensure_future(self.setup.seats[seat].decide(request))
+        except Exception as error:  # a broken transport must not take the match down with it
+            return self._forfeit(seat, fallback, 0.0, Termination.DISCONNECTED, error)
+        wait = _Wait(request, future, started, limit, self.clock.call_later(limit, future.cancel), None, self.clock.now)
+        future.add_done_callback(wait.finished)
+        return wait
+
+    async def _judge(self, wait: _Wait) -> DecisionRecord:
+        """The record of one seat's answer: its own action if legal and in time, else a fallback."""
+        request, future = wait.request, wait.future
+        seat, sequence, limit = request.seat, request.sequence, wait.limit
+        fallback = request.legal_actions[0]
+        client = self.setup.seats[seat]
+        elapsed = (wait.ended if wait.ended is not None else self.clock.now()) - wait.started
+        if future.cancelled():
             if not client.is_connected:
                 # Its bot is away: the fallback plays, without a strike, until the grace period ends.
                 return DecisionRecord(self.step, seat, fallback, limit, "disconnected", sequence)
@@ -212,18 +266,20 @@ class Match:
             return await self._reject(
                 seat, request, "", f"no answer within {limit:.3f} s", "timeout", limit, Termination.TIMEOUT
             )
-        except SeatGoneError as gone:
-            return self._forfeit(seat, fallback, self.clock.now() - started, Termination.DISCONNECTED, gone)
-        except Exception as error:  # a broken transport must not take the match down with it
-            log.exception("seat %d of match %s failed", seat, self.setup.match_id)
-            return self._forfeit(seat, fallback, self.clock.now() - started, Termination.DISCONNECTED, error)
-        elapsed = self.clock.now() - started
+        error = future.exception()
+        if isinstance(error, SeatGoneError):
+            return self._forfeit(seat, fallback, elapsed, Termination.DISCONNECTED, error)
+        if error is not None:
+            log.error("seat %d of match %s failed", seat, self.setup.match_id, exc_info=error)
+            return self._forfeit(seat, fallback, elapsed, Termination.DISCONNECTED, error)
+        answer = future.result()
+        tc = self.setup.time_control
         self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - tc.decision_seconds))
         try:
             action = self.game.check_action(self.state, seat, self.game.parse_action(answer))
-        except ActionError as error:
-            kind = "illegal" if isinstance(error, IllegalActionError) else "invalid"
-            return await self._reject(seat, request, answer, str(error), kind, elapsed, Termination.ILLEGAL_ACTION)
+        except ActionError as failure:
+            kind = "illegal" if isinstance(failure, IllegalActionError) else "invalid"
+            return await self._reject(seat, request, answer, str(failure), kind, elapsed, Termination.ILLEGAL_ACTION)
         return DecisionRecord(self.step, seat, str(action), elapsed, "", sequence)
 
     async def _reject(

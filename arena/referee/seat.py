@@ -7,7 +7,7 @@ referee sends it the match start, one decision request at a time, rejections and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any, Protocol
 
 from arena.errors import ArenaError
@@ -87,10 +87,11 @@ class SeatClient(Protocol):
         """The match has begun."""
         ...
 
-    async def decide(self, request: DecisionRequest) -> str:
-        """The bot's answer, as action text. The referee bounds the wait by the deadline.
+    def decide(self, request: DecisionRequest) -> Awaitable[str]:
+        """The bot's answer, as action text: a coroutine or a future. The referee bounds the wait
+        by the deadline and cancels it then.
 
-        Raises ``SeatGoneError`` when the bot is gone for good.
+        Raises (or resolves with) ``SeatGoneError`` when the bot is gone for good.
         """
         ...
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import time
 from collections.abc import Iterable
 
 from arena.referee.clock import Clock
@@ -34,7 +35,13 @@ class ProtocolError:
 MAX_MISSED_ENDS = 1000
 """Match ends kept for a bot that is away (older ones are only in the match records)."""
 
-Outgoing = MatchStart | DecisionRequest | Rejection | MatchEnd | ProtocolError
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class KeepAlive:
+    """Nothing was sent for a while: tell the bot the stream is alive."""
+
+
+Outgoing = MatchStart | DecisionRequest | Rejection | MatchEnd | ProtocolError | KeepAlive
 
 
 class TooManyErrorsError(Exception):
@@ -50,11 +57,22 @@ class Connection:
         self.closed = False
         self.close_reason = ""
         self.errors_in_a_row = 0
+        self.last_sent = time.monotonic()
 
     def send(self, message: Outgoing) -> None:
         """Queue a message for the bot (never blocks)."""
         if not self.closed:
             self.outbox.put_nowait(message)
+            self.last_sent = time.monotonic()
+
+    async def keep_alive(self, interval: float) -> None:
+        """Send a KeepAlive whenever nothing else was sent for ``interval`` seconds (run as a task)."""
+        while not self.closed:
+            idle = time.monotonic() - self.last_sent
+            if idle >= interval:
+                self.send(KeepAlive())
+                idle = 0.0
+            await asyncio.sleep(interval - idle)
 
     def close(self, reason: str) -> None:
         """End the stream after what is queued."""
@@ -87,16 +105,19 @@ class RemoteSeat:
         self.start = start
         self.session.send(start)
 
-    async def decide(self, request: DecisionRequest) -> str:
-        """Send the request and wait for the matching answer (the referee bounds the wait)."""
-        if self.gone:
-            raise SeatGoneError(f"bot {self.session.name} left match {self.match_id}")
+    def decide(self, request: DecisionRequest) -> asyncio.Future[str]:
+        """Send the request; the future resolves with the matching answer (the referee bounds it)."""
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        if self.gone:
+            future.set_exception(SeatGoneError(f"bot {self.session.name} left match {self.match_id}"))
+            return future
         self.pending = (request, future)
+        future.add_done_callback(self._settled)
         self.session.send(request)
-        try:
-            return await future
-        finally:
+        return future
+
+    def _settled(self, future: asyncio.Future[str]) -> None:
+        if self.pending is not None and self.pending[1] is future:
             self.pending = None
 
     async def rejected(self, rejection: Rejection) -> None:

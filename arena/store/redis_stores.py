@@ -11,6 +11,12 @@ from arena.referee.record import MatchRecord
 PREFIX = "arena"
 
 
+def connect(url: str, max_connections: int = 64) -> aioredis.Redis:
+    """A client whose pool waits for a free connection under load instead of failing at once."""
+    pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=30)
+    return aioredis.Redis(connection_pool=pool)
+
+
 def key(kind: str, ident: str = "") -> str:
     """A namespaced key: ``arena:{kind}:{id}``."""
     return f"{PREFIX}:{kind}:{ident}" if ident else f"{PREFIX}:{kind}"

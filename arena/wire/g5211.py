@@ -8,6 +8,7 @@ limits to what the seat may know.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -67,7 +68,16 @@ def _per_seat_from(messages: Iterable[pb.Game5211Cards]) -> tuple[tuple[Card, ..
 
 
 def round_result_to_proto(result: RoundResult) -> pb.Game5211RoundResult:
-    """The wire form of one scored round."""
+    """The wire form of one scored round (a new message the caller may change)."""
+    message = pb.Game5211RoundResult()
+    message.CopyFrom(_round_result_message(result))
+    return message
+
+
+@functools.lru_cache(maxsize=16_384)
+def _round_result_message(result: RoundResult) -> pb.Game5211RoundResult:
+    """Shared, never to be changed: every later observation of a match repeats its earlier rounds,
+    so each round is converted once (the message is copied into each observation)."""
     return pb.Game5211RoundResult(
         laid_cards=_per_seat(result.laid),
         scored_cards=_per_seat(result.scored),
@@ -108,7 +118,7 @@ def observation_to_proto(observation: Observation) -> pb.Game5211Observation:
         hand_cards=cards_to_proto(observation.hand),
         hand_sizes=list(observation.hand_sizes),
         laid_cards=_per_seat(observation.laid),
-        round_results=[round_result_to_proto(result) for result in observation.history],
+        round_results=[_round_result_message(result) for result in observation.history],
         points=list(observation.points),
         score_pile_cards=list(observation.score_pile_cards),
         draw_pile_size=observation.draw_pile_size,

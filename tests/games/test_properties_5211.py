@@ -38,6 +38,11 @@ def all_cards(state: State) -> Counter[Card]:
 def check_invariants(state: State) -> None:
     assert all_cards(state) == FULL, "every one of the 100 cards is in exactly one place"
     players = state.num_players
+    # The kept running totals are the banked points plus the current score piles, and the scores
+    # of every round so far.
+    piles = tuple(sum(card.value for card in pile) for pile in state.score_piles)
+    assert state.points() == tuple(b + p for b, p in zip(state.banked_points, piles, strict=True))
+    assert state.points() == tuple(sum(result.points[seat] for result in state.history) for seat in range(players))
     assert len(state.removed) == REMOVED[players]
     if state.finished and not state.long_game:
         assert state.hands == ((),) * players, "the last hand card is discarded"

@@ -339,7 +339,9 @@ def ended(state: State, points: tuple[int, ...], cards: tuple[int, ...], banked:
     banked = banked or (0,) * players
     piles = tuple(tuple(Card.parse("B1") for _ in range(p - b)) for p, b in zip(points, banked, strict=True))
     banked_cards = tuple(c - len(p) for c, p in zip(cards, piles, strict=True))
-    return state._replace(finished=True, score_piles=piles, banked_points=banked, banked_cards=banked_cards)
+    return state._replace(
+        finished=True, score_piles=piles, banked_points=banked, banked_cards=banked_cards, totals=tuple(points)
+    )
 
 
 @pytest.mark.parametrize(

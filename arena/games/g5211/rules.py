@@ -194,6 +194,7 @@ class Game5211:
                 state.banked_cards,
                 state.history,
                 False,
+                state.totals,
             )
         return _end_round(state, sorted_hands, pile, laid)
 
@@ -284,7 +285,7 @@ def _end_round(
         for hand in hands:
             discard.extend(hand)
         hands = ((),) * state.num_players
-    points = state._replace(score_piles=score_piles).points() if state.long_game else ()
+    points = tuple(total + gained for total, gained in zip(state.totals, result.points, strict=True))
     reached = state.long_game and max(points) >= LONG_GAME_TARGET
     # The first deck is always played out; after it, the longer game ends once anyone reaches 50.
     finished = (deck_over and (not state.long_game or reached)) or (reached and state.deck_number > 1)
@@ -317,6 +318,7 @@ def _end_round(
         state.banked_cards,
         history,
         finished,
+        points,
     )
 
 
@@ -355,6 +357,7 @@ def _deal(
         banked_cards=banked_cards,
         history=history,
         finished=False,
+        totals=banked_points,
     )
 
 

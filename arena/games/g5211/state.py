@@ -45,13 +45,12 @@ class State(NamedTuple):
     history: tuple[RoundResult, ...]
     """Every scored round of the match, oldest first."""
     finished: bool
+    totals: tuple[int, ...]
+    """Each seat's running total of points, earlier decks included (kept, not summed per call)."""
 
     def points(self) -> tuple[int, ...]:
         """Each seat's running total of points, earlier decks included."""
-        return tuple(
-            banked + sum(card % 6 + 1 for card in pile)
-            for banked, pile in zip(self.banked_points, self.score_piles, strict=True)
-        )
+        return self.totals
 
     def score_pile_cards(self) -> tuple[int, ...]:
         """Each seat's running count of score-pile cards, earlier decks included."""

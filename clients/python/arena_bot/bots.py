@@ -19,14 +19,12 @@ class RandomBot(Bot):
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
-        self._lock = threading.Lock()
 
-    def act(self, turn: Turn) -> str:
-        """A random legal action."""
+    async def act(self, turn: Turn) -> str:
+        """A random legal action (on the event loop: it never blocks, so no worker thread is needed)."""
         if not turn.legal_actions:
             raise ValueError(f"match {turn.match_id}: the server listed no legal actions ({turn.action_hint})")
-        with self._lock:  # act runs in worker threads; one generator keeps a seeded bot reproducible
-            return self._rng.choice(turn.legal_actions)
+        return self._rng.choice(turn.legal_actions)
 
 
 class HeuristicBot(Bot):

@@ -8,6 +8,7 @@ arena's converters know the game (for 5211, ``Turn.observation`` is an
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from typing import Any
@@ -76,7 +77,7 @@ class MatchInfo:
         )
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True)
 class Turn:
     """One decision to make: what the seat may know, what it may do, and how long it has.
 
@@ -94,9 +95,6 @@ class Turn:
     """Every distinct legal action now, in the game's notation (e.g. ``"G3 Y1"``)."""
     action_hint: str
     """One line saying what a legal action looks like."""
-    observation: Any
-    """The engine's observation (5211: ``arena.games.g5211.Observation``); None for a game the
-    installed ``arena`` package does not know (use ``game_observation`` then)."""
     allowance: float
     """Seconds this decision may take without spending the time bank."""
     time_bank: float
@@ -114,12 +112,6 @@ class Turn:
     ) -> Turn:
         """Build a turn from an ``ActionRequest`` (also handy to test a bot offline)."""
         game = wire.game_of(message.observation) or (match.game if match is not None else "")
-        observation = None
-        if message.observation.WhichOneof("game") is not None and game in wire.games():
-            try:
-                observation = wire.observation_from_proto(message.observation)
-            except wire.WireError:
-                log.warning("match %s: could not read the observation", message.match_id, exc_info=True)
         return cls(
             match_id=message.match_id,
             sequence=message.sequence,
@@ -127,13 +119,26 @@ class Turn:
             seat=message.seat,
             legal_actions=tuple(message.legal_actions),
             action_hint=message.action_hint,
-            observation=observation,
             allowance=wire.duration_from_proto(message.allowance),
             time_bank=wire.duration_from_proto(message.time_bank),
             received_at=time.monotonic() if received_at is None else received_at,
             match=match,
             message=message,
         )
+
+    @functools.cached_property
+    def observation(self) -> Any:
+        """The engine's observation (5211: ``arena.games.g5211.Observation``); None for a game the
+        installed ``arena`` package does not know (use ``game_observation`` then). Converted from
+        the wire on first use, so bots that never look pay nothing."""
+        message = self.message
+        if message.observation.WhichOneof("game") is None or self.game not in wire.games():
+            return None
+        try:
+            return wire.observation_from_proto(message.observation)
+        except wire.WireError:
+            log.warning("match %s: could not read the observation", message.match_id, exc_info=True)
+            return None
 
     @property
     def deadline(self) -> float:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import random
 import time
+from typing import Any
 
 import pytest
 from arena_bot import MatchInfo, MatchResult, TimeControl, Turn
@@ -54,6 +57,12 @@ def test_a_match_result() -> None:
     assert not broken.won
 
 
+def act(bot: Any, turn: Turn) -> Any:
+    """A bot's answer, whether its ``act`` is sync or async."""
+    answer = bot.act(turn)
+    return asyncio.run(answer) if inspect.iscoroutine(answer) else answer
+
+
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_starter_bots_answer_legal_actions_all_match_long(num_players: int) -> None:
     bots = [RandomBot(seed=1), HeuristicBot(seed=2, samples=4)]
@@ -64,14 +73,14 @@ def test_starter_bots_answer_legal_actions_all_match_long(num_players: int) -> N
         seat = rng.randrange(num_players)
         turn = Turn.from_proto(action_request("m", index + 1, state, seat=seat))
         for bot in bots:
-            answer = str(bot.act(turn))
+            answer = str(act(bot, turn))
             assert answer in turn.legal_actions
             GAME.check_action(state, seat, Play.parse(answer))
 
 
 def test_seeded_random_bots_repeat_themselves() -> None:
     turn = Turn.from_proto(action_request("m", 1, next(states())))
-    first = [RandomBot(seed=5).act(turn) for _ in range(3)]
+    first = [act(RandomBot(seed=5), turn) for _ in range(3)]
     assert len(set(first)) == 1
 
 

@@ -1,0 +1,30 @@
+"""A bare grpc.aio bidirectional echo server: the baseline the arena's round trip is compared with.
+
+Prints its port, then echoes every message on every stream until killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import grpc
+
+
+async def echo(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]) -> AsyncIterator[bytes]:
+    async for message in requests:
+        yield message
+
+
+async def main() -> None:
+    server = grpc.aio.server()
+    handler = grpc.stream_stream_rpc_method_handler(echo)  # bytes in, bytes out: no serialisation
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("bench.Echo", {"Ping": handler})])
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(port, flush=True)
+    await server.wait_for_termination()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
