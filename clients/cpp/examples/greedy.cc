@@ -1,0 +1,23 @@
+// A complete bot: 5211, lay the highest cards I hold. Usage: greedy HOST:PORT TOKEN
+#include <algorithm>
+#include <cctype>
+
+#include "arena/bot.h"
+
+int points(const std::string& action) {  // "G3 Y1" -> 4: a card is a colour letter and a value
+  int sum = 0;
+  for (char c : action) sum += std::isdigit(c) ? c - '0' : 0;
+  return sum;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) return 2;
+  arena::Options options;
+  options.addresses = {argv[1]};
+  options.token = argv[2];
+  arena::Client(options, [](const arena::Turn& turn) {
+    // turn.observation is my seat's view: my hand, what was laid, the scores...
+    return *std::max_element(turn.legal_actions.begin(), turn.legal_actions.end(),
+                             [](auto& a, auto& b) { return points(a) < points(b); });
+  }).Run();
+}

@@ -1,0 +1,481 @@
+// Unit tests of the SDK and the starter bots: values, the heuristic, and the client's protocol
+// handling against a scripted in-process gRPC server (one script per incoming connection).
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "arena/bot.h"
+#include "arena/bots.h"
+#include "arena/v1/bot.grpc.pb.h"
+
+namespace {
+
+using arena::v1::ConnectRequest;
+using arena::v1::ConnectResponse;
+using namespace std::chrono_literals;
+using ServerStream = grpc::ServerReaderWriter<ConnectResponse, ConnectRequest>;
+using Script = std::function<grpc::Status(ServerStream&)>;
+
+// -- values -----------------------------------------------------------------------------------------
+
+TEST(Card, ParsesAndPrintsNotation) {
+  auto card = arena::g5211::Card::Parse("G3");
+  ASSERT_TRUE(card);
+  EXPECT_EQ(card->colour, 1);
+  EXPECT_EQ(card->value, 3);
+  EXPECT_EQ(card->ToString(), "G3");
+  EXPECT_FALSE(arena::g5211::Card::Parse("Z9"));
+  EXPECT_FALSE(arena::g5211::Card::Parse("G7"));
+  EXPECT_FALSE(arena::g5211::Card::Parse("G"));
+  auto cards = arena::g5211::ParseCards("B1 Y6");
+  ASSERT_TRUE(cards);
+  ASSERT_EQ(cards->size(), 2u);
+  EXPECT_EQ((*cards)[1].ToString(), "Y6");
+  EXPECT_FALSE(arena::g5211::ParseCards("B1 Q2"));
+}
+
+TEST(Backoff, DoublesUpToTheCapWithJitter) {
+  EXPECT_EQ(arena::BackoffDelay(0, 500ms, 30s, 1.0), 500ms);
+  EXPECT_EQ(arena::BackoffDelay(3, 500ms, 30s, 1.0), 4000ms);
+  EXPECT_EQ(arena::BackoffDelay(20, 500ms, 30s, 1.0), 30000ms);
+  EXPECT_EQ(arena::BackoffDelay(1, 500ms, 30s, 0.5), 500ms);
+  EXPECT_EQ(arena::BackoffDelay(1, 500ms, 30s, 0.0), 500ms);  // jitter is clamped to [0.5, 1]
+}
+
+arena::v1::ActionRequest Request(const std::string& match_id, uint64_t sequence,
+                                 std::vector<std::string> legal = {"G3 Y1", "B1 B2"}) {
+  arena::v1::ActionRequest request;
+  request.set_match_id(match_id);
+  request.set_sequence(sequence);
+  request.set_seat(0);
+  request.mutable_allowance()->set_seconds(2);
+  request.mutable_time_bank()->set_seconds(3);
+  auto* observation = request.mutable_observation()->mutable_game_5211();
+  observation->set_seat(0);
+  observation->set_num_players(2);
+  observation->set_turn(1);
+  observation->set_cards_to_lay(2);
+  for (const char* card : {"B1", "B2", "G3", "O2", "Y1"}) observation->add_hand_cards(card);
+  observation->add_laid_cards();
+  observation->add_laid_cards();
+  for (auto& action : legal) request.add_legal_actions(action);
+  return request;
+}
+
+TEST(Turn, ReadsTheRequestAndCountsTimeFromReceipt) {
+  auto received = arena::Clock::now() - 1s;
+  auto turn = arena::Turn::FromProto(Request("m1", 7), received);
+  EXPECT_EQ(turn.match_id, "m1");
+  EXPECT_EQ(turn.sequence, 7u);
+  EXPECT_EQ(turn.observation.hand_cards_size(), 5);
+  EXPECT_EQ(turn.legal_actions, (std::vector<std::string>{"G3 Y1", "B1 B2"}));
+  EXPECT_NEAR(turn.time_left(), 4.0, 0.2);
+  EXPECT_NEAR(turn.free_time_left(), 1.0, 0.2);
+  EXPECT_FALSE(turn.is_superseded());
+}
+
+TEST(MatchResult, TakesTheSeatsPlacingAndScore) {
+  arena::v1::MatchEnded ended;
+  ended.set_match_id("m1");
+  ended.set_seat(1);
+  auto* outcome = ended.mutable_outcome();
+  outcome->add_scores(10);
+  outcome->add_scores(12);
+  outcome->add_placings(2);
+  outcome->add_placings(1);
+  outcome->add_winners(1);
+  auto result = arena::MatchResult::FromProto(ended, nullptr);
+  EXPECT_EQ(result.placing, 1u);
+  EXPECT_EQ(result.score, 12);
+  EXPECT_TRUE(result.won);
+}
+
+// -- the heuristic ----------------------------------------------------------------------------------
+
+TEST(Heuristic, LaysHighCardsOfTheLeadingColour) {
+  auto request = Request("m", 1, {"B1 O2", "G3 O2", "O2 V6", "V5 V6"});
+  auto* observation = request.mutable_observation()->mutable_game_5211();
+  observation->clear_hand_cards();
+  for (const char* card : {"B1", "G3", "O2", "V5", "V6"}) observation->add_hand_cards(card);
+  auto turn = arena::Turn::FromProto(request);
+  EXPECT_EQ(arena::bots::Heuristic()(turn), "V5 V6");
+}
+
+TEST(Heuristic, DoesNotPushAColourToTheLimit) {
+  // Two players (limit 5): four green cards are down in turn 3; a fifth would kill green.
+  auto request = Request("m", 1, {"G6", "Y1"});
+  auto* observation = request.mutable_observation()->mutable_game_5211();
+  observation->set_turn(3);
+  observation->set_cards_to_lay(1);
+  observation->clear_hand_cards();
+  observation->add_hand_cards("G6");
+  observation->add_hand_cards("Y1");
+  for (const char* card : {"G2", "G3"}) observation->mutable_laid_cards(0)->add_cards(card);
+  for (const char* card : {"G1", "G2", "B2"}) observation->mutable_laid_cards(1)->add_cards(card);
+  EXPECT_EQ(arena::bots::ChooseHeuristic(*observation, {"G6", "Y1"}), "Y1");
+}
+
+TEST(Random, PicksALegalAction) {
+  auto strategy = arena::bots::Random(42);
+  auto turn = arena::Turn::FromProto(Request("m", 1));
+  for (int i = 0; i < 20; ++i) {
+    auto action = strategy(turn);
+    EXPECT_TRUE(action == "G3 Y1" || action == "B1 B2") << action;
+  }
+}
+
+// -- the client against a scripted server ---------------------------------------------------------
+
+class ScriptedService final : public arena::v1::BotService::Service {
+ public:
+  void Add(Script script) {
+    std::lock_guard<std::mutex> lock(mu_);
+    scripts_.push_back(std::move(script));
+  }
+  int connections() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return connections_;
+  }
+  grpc::Status Connect(grpc::ServerContext*, ServerStream* stream) override {
+    Script script;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++connections_;
+      if (scripts_.empty()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no more scripts");
+      script = std::move(scripts_.front());
+      scripts_.pop_front();
+    }
+    return script(*stream);
+  }
+
+ private:
+  std::mutex mu_;
+  std::deque<Script> scripts_;
+  int connections_ = 0;
+};
+
+class ClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    ASSERT_TRUE(server_);
+    options_.addresses = {"127.0.0.1:" + std::to_string(port_)};
+    options_.token = "tok";
+    options_.max_matches = 1;
+    options_.initial_backoff = 10ms;
+    options_.log_level = arena::LogLevel::kError;
+  }
+  void TearDown() override { server_->Shutdown(std::chrono::system_clock::now() + 1s); }
+
+  // Runs a client to its end (or fails after 10 s); returns the exception it threw, if any.
+  std::exception_ptr Run(arena::Strategy strategy, arena::Hooks hooks = {}) {
+    arena::Client client(options_, std::move(strategy), std::move(hooks));
+    auto done = std::async(std::launch::async, [&] {
+      try {
+        client.Run();
+      } catch (...) {
+        return std::current_exception();
+      }
+      return std::exception_ptr();
+    });
+    if (done.wait_for(10s) != std::future_status::ready) {
+      client.Stop();
+      ADD_FAILURE() << "the client did not finish within 10 s";
+    }
+    return done.get();
+  }
+
+  ScriptedService service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  arena::Options options_;
+};
+
+ConnectResponse Welcome() {
+  ConnectResponse response;
+  response.mutable_welcome()->set_bot_name("cpp");
+  response.mutable_welcome()->mutable_keep_alive_interval()->set_seconds(1);
+  return response;
+}
+
+ConnectResponse Started(const std::string& match_id) {
+  ConnectResponse response;
+  response.mutable_match_started()->set_match_id(match_id);
+  response.mutable_match_started()->set_game("5211");
+  response.mutable_match_started()->set_num_players(2);
+  return response;
+}
+
+ConnectResponse Asked(const std::string& match_id, uint64_t sequence) {
+  ConnectResponse response;
+  *response.mutable_action_request() = Request(match_id, sequence);
+  return response;
+}
+
+ConnectResponse Ended(const std::string& match_id) {
+  ConnectResponse response;
+  response.mutable_match_ended()->set_match_id(match_id);
+  response.mutable_match_ended()->mutable_outcome()->add_placings(1);
+  response.mutable_match_ended()->mutable_outcome()->add_placings(2);
+  return response;
+}
+
+// Reads until an Action (skipping pings); false if the stream ends first.
+bool ReadAction(ServerStream& stream, arena::v1::Action* action) {
+  ConnectRequest request;
+  while (stream.Read(&request))
+    if (request.has_action()) {
+      *action = request.action();
+      return true;
+    }
+  return false;
+}
+
+TEST_F(ClientTest, SaysHelloAndEchoesMatchAndSequence) {
+  arena::v1::Hello hello;
+  arena::v1::Action action;
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest first;
+    if (!stream.Read(&first)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no hello");
+    hello = first.hello();
+    stream.Write(Welcome());
+    stream.Write(Started("m1"));
+    stream.Write(Asked("m1", 4));
+    ReadAction(stream, &action);
+    stream.Write(Ended("m1"));
+    ReadAction(stream, &action);  // until the client leaves
+    return grpc::Status::OK;
+  });
+  int ended = 0;
+  arena::Hooks hooks;
+  hooks.on_match_end = [&](const arena::MatchResult& result) { ended += result.placing == 1; };
+  EXPECT_FALSE(Run([](const arena::Turn& turn) { return turn.legal_actions.back(); }, hooks));
+  EXPECT_EQ(hello.token(), "tok");
+  EXPECT_EQ(std::vector<std::string>(hello.games().begin(), hello.games().end()), std::vector<std::string>{"5211"});
+  EXPECT_EQ(action.match_id(), "m1");
+  EXPECT_EQ(action.sequence(), 4u);
+  EXPECT_EQ(action.text(), "B1 B2");
+  EXPECT_EQ(ended, 1);
+}
+
+TEST_F(ClientTest, ASupersededRequestIsNeverAnswered) {
+  std::vector<uint64_t> answered;
+  std::promise<void> deciding;  // the decision on request 1 has begun
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest hello;
+    stream.Read(&hello);
+    stream.Write(Welcome());
+    stream.Write(Started("m1"));
+    stream.Write(Asked("m1", 1));
+    deciding.get_future().wait_for(5s);
+    stream.Write(Asked("m1", 2));
+    arena::v1::Action action;
+    ReadAction(stream, &action);
+    answered.push_back(action.sequence());
+    std::this_thread::sleep_for(200ms);  // time for a (wrong) answer to request 1
+    stream.Write(Ended("m1"));
+    while (ReadAction(stream, &action)) answered.push_back(action.sequence());
+    return grpc::Status::OK;
+  });
+  options_.max_concurrent_matches = 2;
+  std::atomic<bool> first_saw_superseded{false};
+  EXPECT_FALSE(Run([&](const arena::Turn& turn) {
+    if (turn.sequence == 1) {
+      // A slow decision: it sees the newer request supersede it.
+      deciding.set_value();
+      for (int i = 0; i < 500 && !turn.is_superseded(); ++i) std::this_thread::sleep_for(2ms);
+      first_saw_superseded = turn.is_superseded();
+    }
+    return turn.legal_actions.front();
+  }));
+  EXPECT_EQ(answered, std::vector<uint64_t>{2});
+  EXPECT_TRUE(first_saw_superseded);
+}
+
+TEST_F(ClientTest, ReconnectsAndAnswersAResentRequestFromItsCache) {
+  std::vector<std::string> tokens;
+  arena::v1::Action first, second;
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest hello;
+    stream.Read(&hello);
+    tokens.push_back(hello.hello().token());
+    stream.Write(Welcome());
+    stream.Write(Started("m1"));
+    stream.Write(Asked("m1", 3));
+    ReadAction(stream, &first);
+    return grpc::Status::OK;  // the server ends the stream: the client must come back
+  });
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest hello;
+    stream.Read(&hello);
+    tokens.push_back(hello.hello().token());
+    stream.Write(Welcome());
+    stream.Write(Started("m1"));
+    stream.Write(Asked("m1", 3));  // resent: same sequence
+    ReadAction(stream, &second);
+    stream.Write(Ended("m1"));
+    ReadAction(stream, &second);
+    return grpc::Status::OK;
+  });
+  std::atomic<int> decisions{0}, starts{0}, reconnects{0};
+  arena::Hooks hooks;
+  hooks.on_match_start = [&](const arena::MatchInfo&) { ++starts; };
+  hooks.on_reconnecting = [&](double) { ++reconnects; };
+  EXPECT_FALSE(Run(
+      [&](const arena::Turn& turn) {
+        ++decisions;
+        return turn.legal_actions.front();
+      },
+      hooks));
+  EXPECT_EQ(tokens, (std::vector<std::string>{"tok", "tok"}));
+  EXPECT_EQ(first.sequence(), 3u);
+  EXPECT_EQ(second.sequence(), 3u);
+  EXPECT_EQ(second.text(), first.text());
+  EXPECT_EQ(decisions, 1);
+  EXPECT_EQ(starts, 1);
+  EXPECT_EQ(reconnects, 1);
+}
+
+TEST_F(ClientTest, PingsAndTakesASilentStreamForDead) {
+  int pings = 0;
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest request;
+    stream.Read(&request);
+    auto welcome = Welcome();
+    welcome.mutable_welcome()->mutable_keep_alive_interval()->set_seconds(0);
+    welcome.mutable_welcome()->mutable_keep_alive_interval()->set_nanos(100'000'000);
+    stream.Write(welcome);
+    while (stream.Read(&request)) pings += request.has_ping();  // silent until the client gives up
+    return grpc::Status::OK;
+  });
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest hello;
+    stream.Read(&hello);
+    stream.Write(Welcome());
+    stream.Write(Ended("m0"));
+    arena::v1::Action action;
+    ReadAction(stream, &action);
+    return grpc::Status::OK;
+  });
+  auto started = arena::Clock::now();
+  EXPECT_FALSE(Run([](const arena::Turn& turn) { return turn.legal_actions.front(); }));
+  EXPECT_EQ(service_.connections(), 2);
+  EXPECT_GE(pings, 2);
+  EXPECT_LT(arena::Clock::now() - started, 3s);
+}
+
+TEST_F(ClientTest, StopFromAnotherThreadEndsRun) {
+  std::promise<void> welcomed;
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest request;
+    stream.Read(&request);
+    stream.Write(Welcome());
+    while (stream.Read(&request)) {
+    }
+    return grpc::Status::OK;
+  });
+  arena::Hooks hooks;
+  hooks.on_welcome = [&](const arena::v1::Welcome&) { welcomed.set_value(); };
+  options_.max_matches = 0;
+  arena::Client client(options_, [](const arena::Turn& turn) { return turn.legal_actions.front(); }, hooks);
+  auto done = std::async(std::launch::async, [&] { client.Run(); });
+  ASSERT_EQ(welcomed.get_future().wait_for(5s), std::future_status::ready);
+  client.Stop();
+  ASSERT_EQ(done.wait_for(5s), std::future_status::ready);
+  done.get();
+}
+
+TEST_F(ClientTest, TriesTheNextAddressWhenOneFails) {
+  // A port nobody listens on: bind a socket, note its port, close it.
+  int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(bind(socket_fd, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  close(socket_fd);
+  int dead_port = ntohs(address.sin_port);
+  options_.addresses.insert(options_.addresses.begin(), "127.0.0.1:" + std::to_string(dead_port));
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest hello;
+    stream.Read(&hello);
+    stream.Write(Welcome());
+    stream.Write(Ended("m0"));
+    arena::v1::Action action;
+    ReadAction(stream, &action);
+    return grpc::Status::OK;
+  });
+  EXPECT_FALSE(Run([](const arena::Turn& turn) { return turn.legal_actions.front(); }));
+  EXPECT_EQ(service_.connections(), 1);
+}
+
+TEST_F(ClientTest, AReplacedConnectionDoesNotComeBack) {
+  service_.Add([](ServerStream& stream) {
+    ConnectRequest hello;
+    stream.Read(&hello);
+    stream.Write(Welcome());
+    return grpc::Status(grpc::StatusCode::ABORTED, "replaced by a newer connection of the same bot");
+  });
+  auto error = Run([](const arena::Turn& turn) { return turn.legal_actions.front(); });
+  ASSERT_TRUE(error);
+  EXPECT_THROW(std::rethrow_exception(error), arena::ConnectionReplacedError);
+  EXPECT_EQ(service_.connections(), 1);
+}
+
+TEST_F(ClientTest, ARefusedTokenIsFatal) {
+  service_.Add([](ServerStream&) { return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "unknown token"); });
+  auto error = Run([](const arena::Turn& turn) { return turn.legal_actions.front(); });
+  ASSERT_TRUE(error);
+  EXPECT_THROW(std::rethrow_exception(error), arena::ConnectionRefusedError);
+}
+
+TEST_F(ClientTest, SurvivesBadMessagesAndAFailingStrategy) {
+  arena::v1::Action action;
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest hello;
+    stream.Read(&hello);
+    stream.Write(Welcome());
+    stream.Write(ConnectResponse());  // no kind set: a newer server's message
+    ConnectResponse error;
+    error.mutable_error()->set_match_id("nope");
+    error.mutable_error()->set_reason("unknown match");
+    stream.Write(error);
+    ConnectResponse rejected;
+    rejected.mutable_action_rejected()->set_match_id("nope");
+    stream.Write(rejected);
+    ConnectResponse empty_request;
+    empty_request.mutable_action_request()->set_match_id("m1");  // no observation, no legal actions
+    stream.Write(empty_request);
+    stream.Write(Started("m1"));
+    stream.Write(Asked("m1", 2));
+    ReadAction(stream, &action);
+    stream.Write(Ended("m1"));
+    ReadAction(stream, &action);
+    return grpc::Status::OK;
+  });
+  std::atomic<int> protocol_errors{0};
+  arena::Hooks hooks;
+  hooks.on_protocol_error = [&](const arena::v1::ProtocolError&) {
+    ++protocol_errors;
+    throw std::runtime_error("a hook that fails");
+  };
+  EXPECT_FALSE(Run([](const arena::Turn&) -> std::string { throw std::runtime_error("no idea"); }, hooks));
+  EXPECT_EQ(action.sequence(), 2u);
+  EXPECT_EQ(action.text(), "G3 Y1");  // the first legal action, since the strategy failed
+  EXPECT_EQ(protocol_errors, 1);
+}
+
+}  // namespace
