@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+import signal
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -41,18 +42,41 @@ TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0, max_strikes=3, grace_se
 pytestmark = pytest.mark.timeout(BUILD_TIMEOUT + 120)
 
 
+def make(kit: Path, target: str, timeout: float) -> tuple[int, str]:
+    """``make -C kit target``: its exit status and its output (stdout and stderr, interleaved).
+
+    Fails the test when it does not finish in time; then the whole process group (make, cargo or
+    Maven and their children) is killed, not only make.
+    """
+    try:
+        process = subprocess.Popen(
+            ["make", "-C", str(kit), target],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+    except OSError as error:
+        pytest.fail(f"cannot run make: {error}")
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        pytest.fail(f"make -C {kit} {target} did not finish in {timeout} s:\n{output[-4000:]}")
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    return process.returncode, output
+
+
 def build_kit(kit: Path, timeout: float = BUILD_TIMEOUT) -> Path:
     """``make -C kit build``; fails the test (never skips it) when the kit does not build. Returns bin/bot."""
-    try:
-        result = subprocess.run(
-            ["make", "-C", str(kit), "build"], capture_output=True, text=True, timeout=timeout, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        pytest.fail(f"make -C {kit} build did not finish: {error}")
-    if result.returncode != 0:
-        pytest.fail(
-            f"make -C {kit} build failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-8000:]}"
-        )
+    code, output = make(kit, "build", timeout)
+    if code != 0:
+        pytest.fail(f"make -C {kit} build failed ({code}):\n{output[-8000:]}")
     bot = kit / "bin" / "bot"
     assert os.access(bot, os.X_OK), f"{bot} is not executable"
     return bot
@@ -60,22 +84,12 @@ def build_kit(kit: Path, timeout: float = BUILD_TIMEOUT) -> Path:
 
 def run_native_tests(kit: Path, capsys: pytest.CaptureFixture[str], timeout: float = 600.0) -> None:
     """``make -C kit test`` (the kit's own unit tests), with the runner's summary shown in the log."""
-    try:
-        result = subprocess.run(
-            ["make", "-C", str(kit), "test"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        pytest.fail(f"make -C {kit} test did not finish: {error}")
-    output = result.stdout
+    code, output = make(kit, "test", timeout)
+    noise = ("make[", "   Compiling", "[INFO] os.detected", "\x1b[0m")
     with capsys.disabled():
         print(f"\n--- make -C {kit.relative_to(ROOT)} test ---")
-        print("\n".join(line for line in output.splitlines() if not line.startswith(("make[", "   Compiling"))))
-    assert result.returncode == 0, f"the unit tests of {kit} failed"
+        print("\n".join(line for line in output.splitlines() if not line.startswith(noise)))
+    assert code == 0, f"the unit tests of {kit} failed"
 
 
 class BotProcess:
