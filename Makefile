@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 PY := $(BIN)/python
 
 .DEFAULT_GOAL := help
-.PHONY: help setup run test check fmt lint typecheck proto proto-check buf-lint pytest bench golden conformance clean
+.PHONY: help setup run demo test check fmt lint typecheck proto proto-check buf-lint pytest bench golden conformance clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -22,7 +22,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP) ## Create .venv and install the project with its test extras
 
-run: $(STAMP) ## The main job: a demo of the arena
+run: $(STAMP) ## The main job: an arena, starter bots, a league with a live progress bar, its leaderboard
+	$(BIN)/arena run
+
+demo: $(STAMP) ## One readable in-process 5211 match between built-in bots, turn by turn
 	$(BIN)/arena demo
 
 test: $(STAMP) check pytest ## The whole suite: format, lint, types, proto, tests

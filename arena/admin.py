@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
 import grpc
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
 
-from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.v1 import (
+    common_pb2,
+    league_pb2,
+    league_pb2_grpc,
+    match_pb2,
+    match_pb2_grpc,
+    registry_pb2,
+    registry_pb2_grpc,
+)
 from arena.wire.common import duration_to_proto
 
 
@@ -59,7 +72,7 @@ def play_match(
         try:
             match_id = stub.StartMatch(request, metadata=_metadata(admin_token)).match_id
         except grpc.RpcError as error:
-            print(f"arena match: {error.details()}", file=out)  # type: ignore[attr-defined]
+            print(f"arena match: {error.details()}", file=out)
             return 1
         print(f"match {match_id} started", file=out)
         outcome = None
@@ -75,3 +88,107 @@ def play_match(
             flag = "  forfeited" if seat in outcome.forfeited_seats else ""
             print(f"  {outcome.placings[seat]}. {bots[seat]:<20} {outcome.scores[seat]:>4} points{flag}", file=out)
         return 0 if outcome.termination == common_pb2.TERMINATION_NORMAL else 1
+
+
+def create_league(
+    address: str,
+    admin_token: str | None,
+    *,
+    bots: Sequence[str],
+    players: int,
+    games: int,
+    seed: int | None = None,
+    duplicate: bool = False,
+    candidate: str | None = None,
+    name: str = "",
+    decision_seconds: float = 1.0,
+    bank_seconds: float = 10.0,
+    tls_ca: str | None = None,
+) -> league_pb2.League:
+    """Schedule a league and queue its matches."""
+    spec = league_pb2.LeagueSpec(
+        name=name,
+        game="5211",
+        players_per_match=players,
+        bot_names=list(bots),
+        games_per_pairing=games,
+        format=league_pb2.LEAGUE_FORMAT_GAUNTLET if candidate else league_pb2.LEAGUE_FORMAT_ROUND_ROBIN,
+        candidate=candidate or "",
+        duplicate_deals=duplicate,
+        time_control=common_pb2.TimeControl(
+            decision_allowance=duration_to_proto(decision_seconds), time_bank=duration_to_proto(bank_seconds)
+        ),
+    )
+    if seed is not None:
+        spec.seed = seed
+    with channel(address, tls_ca) as ch:
+        stub = league_pb2_grpc.LeagueServiceStub(ch)
+        return stub.CreateLeague(league_pb2.CreateLeagueRequest(spec=spec), metadata=_metadata(admin_token)).league
+
+
+def watch_league(
+    address: str, league_id: str, console: Console, tls_ca: str | None = None, poll_seconds: float = 0.5
+) -> league_pb2.League:
+    """Show a live progress bar until every match of the league has its result."""
+    with channel(address, tls_ca) as ch:
+        stub = league_pb2_grpc.LeagueServiceStub(ch)
+        league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
+        columns = (
+            TextColumn(f"[bold]{league.spec.name or league_id}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task("league", total=league.progress.total, detail="")
+            while True:
+                p = league.progress
+                detail = f"running {p.running}, queued {p.queued}"
+                progress.update(task, total=p.total, completed=p.done, detail=detail)
+                if p.total and p.done >= p.total:
+                    return league
+                time.sleep(poll_seconds)
+                league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
+
+
+def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
+    """The league table, readable."""
+    league = response.league
+    p = league.progress
+    table = Table(
+        title=f"{league.spec.name or league.league_id}: {p.done} of {p.total} matches, "
+        f"{league.spec.players_per_match} players a match",
+        caption="rating: maximum likelihood (Bradley-Terry), Elo scale, with its 95% interval; "
+        "Elo: the live ladder; points: pairwise wins (draws 1/2)",
+        box=box.SIMPLE_HEAD,
+    )
+    for column, justify in (
+        ("#", "right"), ("bot", "left"), ("rating", "right"), ("95% interval", "center"), ("Elo", "right"),
+        ("matches", "right"), ("wins", "right"), ("points", "right"), ("avg score", "right"),
+        ("timeouts", "right"), ("forfeits", "right"),
+    ):  # fmt: skip
+        table.add_column(column, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for e in response.entries:
+        table.add_row(
+            str(e.rank),
+            e.bot_name,
+            f"{e.rating:.0f}",
+            f"{e.rating_low:.0f} - {e.rating_high:.0f}",
+            f"{e.elo:.0f}",
+            str(e.matches),
+            str(e.wins),
+            f"{e.points:.1f}",
+            f"{e.average_score:.1f}",
+            str(e.timeouts),
+            str(e.forfeits),
+        )
+    return table
+
+
+def get_leaderboard(address: str, league_id: str, tls_ca: str | None = None) -> league_pb2.GetLeaderboardResponse:
+    """The league table from the server."""
+    with channel(address, tls_ca) as ch:
+        stub = league_pb2_grpc.LeagueServiceStub(ch)
+        return stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id=league_id))

@@ -19,6 +19,15 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.mainjob import MainJob, run_main_job
+
+    job = MainJob(players=args.players, games=args.games, seed=args.seed)
+    return run_main_job(job, Console(width=max(120, Console().width)))
+
+
 def _conformance(args: argparse.Namespace) -> int:
     from arena.conformance import run
 
@@ -86,6 +95,62 @@ def _bot(args: argparse.Namespace) -> int:
     return bot_main(argv)
 
 
+def _league_create(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.admin import create_league, watch_league
+
+    league = create_league(
+        args.server,
+        _admin_token(args),
+        bots=[b for part in args.bots for b in part.split(",") if b],
+        players=args.players,
+        games=args.games,
+        seed=args.seed,
+        duplicate=args.duplicate,
+        candidate=args.gauntlet,
+        name=args.name,
+        decision_seconds=args.decision_seconds,
+        tls_ca=args.tls_ca,
+    )
+    print(f"league {league.league_id}: {league.progress.total} matches queued")
+    if args.watch:
+        watch_league(args.server, league.league_id, Console(), args.tls_ca)
+    return 0
+
+
+def _league_watch(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.admin import watch_league
+
+    watch_league(args.server, args.league, Console(), args.tls_ca)
+    return 0
+
+
+def _league_list(args: argparse.Namespace) -> int:
+    from arena.admin import channel
+    from arena.v1 import league_pb2, league_pb2_grpc
+
+    with channel(args.server, args.tls_ca) as ch:
+        leagues = league_pb2_grpc.LeagueServiceStub(ch).ListLeagues(league_pb2.ListLeaguesRequest()).leagues
+    for league in leagues:
+        p = league.progress
+        print(f"{league.league_id}  {league.spec.name:<24} {p.done}/{p.total} done, {p.running} running")
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.admin import get_leaderboard, leaderboard_table
+
+    Console(width=max(120, Console().width)).print(
+        leaderboard_table(get_leaderboard(args.server, args.league, args.tls_ca))
+    )
+    return 0
+
+
 def _loadtest(args: argparse.Namespace) -> int:
     from arena.loadtest import LoadConfig, run
 
@@ -124,6 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="arena", description="The arena: bots play card games over gRPC.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="the whole arena: a node, starter bots, a league, its leaderboard")
+    run.add_argument("--players", type=int, default=2, choices=[2, 3, 4, 5], help="players a match")
+    run.add_argument("--games", type=int, default=30, help="games per pairing (default %(default)s)")
+    run.add_argument("--seed", type=int, default=5211, help="league seed (default %(default)s)")
+    run.set_defaults(handler=_run)
 
     demo = sub.add_parser("demo", help="play a readable in-process 5211 match between built-in bots")
     demo.add_argument("--seed", type=int, default=5211, help="the match seed (default 5211)")
@@ -164,6 +235,33 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(match)
     match.set_defaults(handler=_match)
 
+    league = sub.add_parser("league", help="round-robin and gauntlet leagues: create, watch, list")
+    league_sub = league.add_subparsers(dest="league_command", required=True, metavar="ACTION")
+    create = league_sub.add_parser("create", help="schedule a league and queue its matches")
+    create.add_argument("bots", nargs="+", help="bot names (spaces or commas)")
+    create.add_argument("--players", type=int, default=2, help="players a match (default %(default)s)")
+    create.add_argument("--games", type=int, default=10, help="games per pairing or table (default %(default)s)")
+    create.add_argument("--seed", type=int, help="league seed (default: random)")
+    create.add_argument("--duplicate", action="store_true", help="duplicate deals: each deal once per rotation")
+    create.add_argument("--gauntlet", metavar="CANDIDATE", help="a gauntlet of CANDIDATE against the others")
+    create.add_argument("--name", default="", help="a display name")
+    create.add_argument("--decision-seconds", type=float, default=1.0)
+    create.add_argument("--watch", action="store_true", help="then show a live progress bar")
+    _client_options(create)
+    create.set_defaults(handler=_league_create)
+    watch = league_sub.add_parser("watch", help="a live progress bar until the league is done")
+    watch.add_argument("league")
+    _client_options(watch, admin=False)
+    watch.set_defaults(handler=_league_watch)
+    listing = league_sub.add_parser("list", help="the most recent leagues")
+    _client_options(listing, admin=False)
+    listing.set_defaults(handler=_league_list)
+
+    board = sub.add_parser("leaderboard", help="a league's table: ratings with 95% intervals, and more")
+    board.add_argument("league")
+    _client_options(board, admin=False)
+    board.set_defaults(handler=_leaderboard)
+
     load = sub.add_parser("loadtest", help="many simulated bots, many matches: throughput, latency, errors")
     load.add_argument("--bots", type=int, default=100, help="connected bots (default %(default)s)")
     load.add_argument("--matches", type=int, default=1000, help="matches to play (default %(default)s)")
@@ -195,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except grpc.RpcError as error:
-        code, details = error.code(), error.details()  # type: ignore[attr-defined]
+        code, details = error.code(), error.details()
         print(f"arena {args.command}: {code.name.lower()}: {details}", file=sys.stderr)
         return 1
     return result

@@ -8,6 +8,7 @@ from arena.metrics import ArenaMetrics
 from arena.referee.clock import Clock, MonotonicClock
 from arena.referee.timecontrol import TimeControl
 from arena.service.auth import BotRegistry, MemoryTokenStore
+from arena.service.leagues import LeagueService
 from arena.service.matches import MatchManager, RecordStore
 from arena.service.sessions import SessionHub
 
@@ -24,6 +25,8 @@ class ArenaNode:
     keep_alive_seconds: float = 15.0
     max_matches_per_connection: int = 10_000
     metrics: ArenaMetrics | None = None
+    leagues: LeagueService | None = None
+    """Leagues need Redis: None on a node without it."""
 
     def check_admin(self, token: str | None) -> None:
         """Admin calls (register, start matches) need the admin token unless registration is open."""

@@ -9,6 +9,7 @@ import logging
 import os
 import secrets
 import signal
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,11 +18,15 @@ import redis.asyncio as aioredis
 from arena.grpc.server import GrpcServer, TlsFiles, start_server
 from arena.metrics import ArenaMetrics
 from arena.node import ArenaNode
+from arena.queue.stream import MatchQueue
+from arena.queue.worker import RefereeWorker
 from arena.referee.clock import MonotonicClock
 from arena.service.auth import BotRegistry
+from arena.service.leagues import LeagueService
 from arena.service.matches import MatchManager
 from arena.service.sessions import SessionHub
 from arena.store.embedded import EmbeddedRedis
+from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
 
 log = logging.getLogger(__name__)
@@ -42,6 +47,11 @@ class ServeConfig:
     keep_alive_seconds: float = 15.0
     metrics_address: str | None = "127.0.0.1:9464"
     """host:port of the Prometheus ``/metrics`` endpoint; None for none."""
+    node_id: str = ""
+    """This node's name among the nodes sharing one Redis (its queue consumer name); default
+    hostname-pid. A node restarted under the same name takes back the work it held."""
+    lease_seconds: float = 30.0
+    """A queued match held by a node silent this long is taken over by another."""
 
 
 @dataclasses.dataclass
@@ -54,6 +64,9 @@ class RunningNode:
     embedded: EmbeddedRedis | None
     admin_token: str | None
     metrics_port: int | None
+    worker: RefereeWorker
+    stop_worker: asyncio.Event
+    worker_task: asyncio.Task[None]
 
     @property
     def port(self) -> int:
@@ -64,6 +77,9 @@ class RunningNode:
         """Stop taking work, let matches finish for up to ``grace_seconds`` (then abort and record
         them), close the server and the store."""
         await self.grpc.health.enter_graceful_shutdown()
+        self.stop_worker.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.worker_task, 5)
         await self.node.matches.shutdown(grace_seconds)
         await self.grpc.server.stop(min(grace_seconds, 5.0))
         await self.redis.aclose()
@@ -111,7 +127,19 @@ async def start_node(config: ServeConfig) -> RunningNode:
         keep_alive_seconds=config.keep_alive_seconds,
         metrics=metrics,
     )
+    node.leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock)
     node.watch_gauges()
+    worker = RefereeWorker(
+        node.leagues.queue,
+        node.leagues.store,
+        node.matches,
+        config.node_id or f"{socket.gethostname()}-{os.getpid()}",
+        lease_seconds=config.lease_seconds,
+        on_result=node.leagues.on_result,
+        metrics=metrics,
+    )
+    stop_worker = asyncio.Event()
+    worker_task = asyncio.create_task(worker.run(stop_worker), name="referee-worker")
     metrics_port = None
     if config.metrics_address:
         host, _, port = config.metrics_address.rpartition(":")
@@ -121,7 +149,7 @@ async def start_node(config: ServeConfig) -> RunningNode:
         "arena node serving",
         extra={"address": config.address, "port": server.port, "redis": url, "metrics_port": metrics_port},
     )
-    return RunningNode(node, server, client, embedded, admin, metrics_port)
+    return RunningNode(node, server, client, embedded, admin, metrics_port, worker, stop_worker, worker_task)
 
 
 async def serve(config: ServeConfig, on_ready: Callable[[RunningNode], None] | None = None) -> None:

@@ -7,13 +7,17 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from arena import wire
 from arena.games.base import Outcome
+from arena.league.elo import INITIAL_RATING
+from arena.league.schedule import LeagueFormat, LeagueSpec
+from arena.league.table import LeagueTable
 from arena.referee.match import MatchEvent
 from arena.referee.record import MatchRecord
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
+from arena.service.leagues import LeagueInfo
 from arena.service.matches import MatchInfo
 from arena.service.sessions import Outgoing, ProtocolError
-from arena.v1 import bot_pb2, common_pb2, match_pb2
+from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2
 from arena.wire import common as wire_common
 
 FAULTS = {
@@ -208,3 +212,81 @@ def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
     if event.kind == "ended" and event.outcome is not None:
         messages.append(match_pb2.WatchMatchResponse(outcome=outcome_to_proto(event.outcome)))
     return messages
+
+
+def league_to_proto(info: LeagueInfo) -> league_pb2.League:
+    """A league, its spec and progress on the wire."""
+    spec = info.spec
+    return league_pb2.League(
+        league_id=info.league_id,
+        spec=league_pb2.LeagueSpec(
+            name=info.name,
+            game=spec.game,
+            players_per_match=spec.players_per_match,
+            bot_names=list(spec.bots),
+            games_per_pairing=spec.games_per_pairing,
+            time_control=time_control_to_proto(info.time_control),
+            seed=spec.seed,
+            format=_FORMATS[spec.format],
+            candidate=spec.candidate or "",
+            duplicate_deals=spec.duplicate,
+            options=wire_common.options_to_proto(spec.options),
+        ),
+        progress=league_pb2.LeagueProgress(
+            total=info.progress.total,
+            done=info.progress.done,
+            running=info.progress.running,
+            queued=info.progress.queued,
+        ),
+        created_at=timestamp(info.created_at),
+    )
+
+
+_FORMATS = {
+    LeagueFormat.ROUND_ROBIN: league_pb2.LEAGUE_FORMAT_ROUND_ROBIN,
+    LeagueFormat.GAUNTLET: league_pb2.LEAGUE_FORMAT_GAUNTLET,
+}
+
+
+def league_spec_from_proto(message: league_pb2.LeagueSpec, league_id: str, seed: int) -> LeagueSpec:
+    """A league spec from the wire (the server picks the id, and the seed when unset)."""
+    return LeagueSpec(
+        league_id=league_id,
+        game=message.game or "5211",
+        players_per_match=message.players_per_match or 2,
+        bots=tuple(message.bot_names),
+        games_per_pairing=message.games_per_pairing or 1,
+        seed=message.seed if message.HasField("seed") else seed,
+        format=LeagueFormat.GAUNTLET
+        if message.format == league_pb2.LEAGUE_FORMAT_GAUNTLET
+        else LeagueFormat.ROUND_ROBIN,
+        candidate=message.candidate or None,
+        duplicate=message.duplicate_deals,
+        options=wire_common.options_from_proto(message.options),
+    )
+
+
+def leaderboard_to_proto(
+    info: LeagueInfo, table: LeagueTable, elo: dict[str, float]
+) -> league_pb2.GetLeaderboardResponse:
+    """A league table on the wire."""
+    return league_pb2.GetLeaderboardResponse(
+        league=league_to_proto(info),
+        entries=[
+            league_pb2.LeaderboardEntry(
+                rank=row.rank,
+                bot_name=row.bot,
+                rating=row.rating,
+                rating_low=row.rating_low,
+                rating_high=row.rating_high,
+                elo=elo.get(row.bot, INITIAL_RATING),
+                matches=row.matches,
+                wins=row.wins,
+                points=row.points,
+                average_score=row.average_score,
+                timeouts=row.timeouts,
+                forfeits=row.forfeits,
+            )
+            for row in table.rows
+        ],
+    )

@@ -5,7 +5,9 @@ from __future__ import annotations
 import grpc
 
 from arena.errors import ActionError, ArenaError, GameSetupError, UnknownGameError
+from arena.league.schedule import LeagueSpecError
 from arena.service.auth import AdminRequiredError, AuthError, InvalidNameError, NameTakenError
+from arena.service.leagues import LeagueNotFoundError, LeaguesUnavailableError
 from arena.service.matches import BotUnavailableError, MatchNotFinishedError, MatchNotFoundError
 
 STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
@@ -19,6 +21,9 @@ STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (BotUnavailableError, grpc.StatusCode.FAILED_PRECONDITION),
     (MatchNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION),
     (MatchNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (LeagueNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (LeagueSpecError, grpc.StatusCode.INVALID_ARGUMENT),
+    (LeaguesUnavailableError, grpc.StatusCode.UNIMPLEMENTED),
     (ArenaError, grpc.StatusCode.INVALID_ARGUMENT),
 )
 """First match wins, so subclasses come before their bases."""

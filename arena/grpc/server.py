@@ -9,10 +9,19 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.grpc.servicers import BotServicer, MatchServicer, RegistryServicer
+from arena.grpc.servicers import BotServicer, LeagueServicer, MatchServicer, RegistryServicer
 from arena.metrics import ErrorCountingInterceptor
 from arena.node import ArenaNode
-from arena.v1 import bot_pb2, bot_pb2_grpc, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.v1 import (
+    bot_pb2,
+    bot_pb2_grpc,
+    league_pb2,
+    league_pb2_grpc,
+    match_pb2,
+    match_pb2_grpc,
+    registry_pb2,
+    registry_pb2_grpc,
+)
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """The largest message a client may send: bots send short actions, so anything bigger is refused."""
@@ -21,6 +30,7 @@ SERVICE_NAMES = (
     bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
     match_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name,
     registry_pb2.DESCRIPTOR.services_by_name["RegistryService"].full_name,
+    league_pb2.DESCRIPTOR.services_by_name["LeagueService"].full_name,
 )
 
 
@@ -64,6 +74,7 @@ async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFi
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(node), server)
     match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(node), server)
     registry_pb2_grpc.add_RegistryServiceServicer_to_server(RegistryServicer(node), server)
+    league_pb2_grpc.add_LeagueServiceServicer_to_server(LeagueServicer(node), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in (*SERVICE_NAMES, ""):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -18,13 +19,24 @@ from arena.games.registry import GAMES
 from arena.grpc import convert
 from arena.grpc.errors import status_for
 from arena.node import ArenaNode
+from arena.service.leagues import LeagueService, LeaguesUnavailableError, new_league_id
 from arena.service.sessions import Connection, KeepAlive, TooManyErrorsError
-from arena.v1 import bot_pb2, bot_pb2_grpc, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.v1 import (
+    bot_pb2,
+    bot_pb2_grpc,
+    league_pb2,
+    league_pb2_grpc,
+    match_pb2,
+    match_pb2_grpc,
+    registry_pb2,
+    registry_pb2_grpc,
+)
 from arena.wire import common as wire_common
 
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_SECONDS = 10.0
+
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 
@@ -238,3 +250,54 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
         return registry_pb2.RegisterBotResponse(
             bot=registry_pb2.Bot(name=request.name, games=list(request.games) or sorted(GAMES)), token=token
         )
+
+
+class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
+    """Leagues: create, follow, rank."""
+
+    def __init__(self, node: ArenaNode) -> None:
+        self.node = node
+
+    def _leagues(self) -> LeagueService:
+        if self.node.leagues is None:
+            raise LeaguesUnavailableError("this arena node runs without Redis: it has no leagues")
+        return self.node.leagues
+
+    @translate_errors
+    async def CreateLeague(  # noqa: N802
+        self, request: league_pb2.CreateLeagueRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> league_pb2.CreateLeagueResponse:
+        """Schedule a league and queue its matches."""
+        self.node.check_admin(admin_token(context))
+        leagues = self._leagues()
+        try:
+            tc = convert.time_control_from_proto(request.spec.time_control, self.node.default_time_control)
+        except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        spec = convert.league_spec_from_proto(request.spec, new_league_id(), secrets.randbits(52))
+        info = await leagues.create(spec, tc, request.spec.name)
+        return league_pb2.CreateLeagueResponse(league=convert.league_to_proto(info))
+
+    @translate_errors
+    async def GetLeague(  # noqa: N802
+        self, request: league_pb2.GetLeagueRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> league_pb2.GetLeagueResponse:
+        """A league and its progress."""
+        info = await self._leagues().get(request.league_id)
+        return league_pb2.GetLeagueResponse(league=convert.league_to_proto(info))
+
+    @translate_errors
+    async def ListLeagues(  # noqa: N802
+        self, request: league_pb2.ListLeaguesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> league_pb2.ListLeaguesResponse:
+        """The most recent leagues."""
+        infos = await self._leagues().recent(min(request.page_size or 50, 500))
+        return league_pb2.ListLeaguesResponse(leagues=[convert.league_to_proto(i) for i in infos])
+
+    @translate_errors
+    async def GetLeaderboard(  # noqa: N802
+        self, request: league_pb2.GetLeaderboardRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> league_pb2.GetLeaderboardResponse:
+        """The league table, rebuilt from the stored results."""
+        info, table, elo = await self._leagues().leaderboard(request.league_id)
+        return convert.leaderboard_to_proto(info, table, elo)

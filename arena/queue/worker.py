@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.games.base import Termination
+from arena.league.result import MatchResult
 from arena.metrics import ArenaMetrics
 from arena.queue.stream import Entry, MatchQueue
 from arena.referee.record import MatchRecord
@@ -34,6 +35,7 @@ class _Held:
     league_id: str
     match_id: str
     since: float
+    deal_id: str | None = None
     task: asyncio.Task[None] | None = None
 
 
@@ -129,6 +131,7 @@ class RefereeWorker:
                 )
             except BotUnavailableError:
                 continue  # its bots are busy or not connected here yet; try again soon
+            held.deal_id = spec.get("deal_id")
             await self.leagues.mark_running(held.league_id, held.match_id)
             held.task = asyncio.ensure_future(self._play(held, run_id))
 
@@ -145,7 +148,7 @@ class RefereeWorker:
             await self.leagues.mark_not_running(held.league_id, held.match_id)
             self.held.pop(held.entry_id, None)  # unacknowledged: reclaimed after the lease
             return
-        result = result_of(held.league_id, held.match_id, record)
+        result = result_of(held.league_id, held.match_id, record, held.deal_id)
         stored = await self.leagues.record_result(held.league_id, held.match_id, result)
         if stored:
             self.results_stored += 1
@@ -166,24 +169,19 @@ class RefereeWorker:
                 del self.held[held.entry_id]
 
 
-def result_of(league_id: str, match_id: str, record: MatchRecord) -> dict[str, Any]:
-    """The stored result of a league match: who sat where, the outcome, and each seat's faults."""
+def result_of(league_id: str, match_id: str, record: MatchRecord, deal_id: str | None = None) -> dict[str, Any]:
+    """The stored result of a league match (``arena.league.result.MatchResult``'s form, plus where
+    it came from): who sat where, the outcome, each seat's timeouts."""
     assert record.outcome is not None
     timeouts = [0] * len(record.players)
     for rejection in record.rejections:
         if rejection.fault == "timeout":
             timeouts[rejection.seat] += 1
-    return {
+    result = MatchResult.from_outcome(match_id, record.players, record.outcome, timeouts, deal_id)
+    return result.to_dict() | {
         "league_id": league_id,
-        "match_id": match_id,
         "record_id": record.match_id,
-        "bots": list(record.players),
         "seed": record.seed,
-        "scores": list(record.outcome.scores),
-        "placings": list(record.outcome.placings),
-        "termination": record.outcome.termination.value,
-        "forfeited": sorted(record.outcome.forfeited),
-        "timeouts": timeouts,
         "strikes": list(record.strikes),
         "ended_at": record.ended_at,
     }

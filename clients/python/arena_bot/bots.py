@@ -65,5 +65,12 @@ class HeuristicBot(Bot):
             self._policies.pop(result.match_id, None)
 
 
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+class HastyBot(HeuristicBot):
+    """5211: the same heuristic with a glance instead of a look (2 samples): quicker and weaker."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed, samples=2)
+
+
+BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot, "hasty": HastyBot}
 """The starter bots by the name ``python -m arena_bot`` knows them by."""

@@ -1,0 +1,135 @@
+"""Leagues as a service: schedule them, queue their matches, follow them, rank their bots.
+
+The pure parts live in ``arena.league`` (scheduling, ratings); storage in ``arena.store.leagues``;
+the queue in ``arena.queue``. A league's stored spec is ``LeagueSpec.to_dict()`` plus its name,
+time control and creation time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.league.elo import INITIAL_RATING, elo_changes
+from arena.league.result import MatchResult
+from arena.league.schedule import LeagueSpec, schedule_league
+from arena.league.table import LeagueTable
+from arena.queue.stream import MatchQueue
+from arena.referee.clock import Clock
+from arena.referee.record import MatchRecord
+from arena.referee.timecontrol import TimeControl
+from arena.store.leagues import LeagueStore
+
+
+class LeagueNotFoundError(ArenaError, KeyError):
+    """No league with that id."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "league not found"
+
+
+class LeaguesUnavailableError(ArenaError):
+    """The node runs without Redis, so it has no leagues."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LeagueProgress:
+    """Where a league stands."""
+
+    total: int
+    done: int
+    running: int
+
+    @property
+    def queued(self) -> int:
+        """Matches not yet started."""
+        return max(0, self.total - self.done - self.running)
+
+    @property
+    def finished(self) -> bool:
+        """Every scheduled match has its result."""
+        return self.total > 0 and self.done >= self.total
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LeagueInfo:
+    """A league's stored spec and its progress."""
+
+    league_id: str
+    name: str
+    spec: LeagueSpec
+    time_control: TimeControl
+    created_at: float
+    progress: LeagueProgress
+
+
+def new_league_id() -> str:
+    """A short random league id."""
+    return "L" + secrets.token_hex(4)
+
+
+class LeagueService:
+    """Create and follow leagues."""
+
+    def __init__(self, store: LeagueStore, queue: MatchQueue, clock: Clock) -> None:
+        self.store = store
+        self.queue = queue
+        self.clock = clock
+
+    async def create(self, spec: LeagueSpec, time_control: TimeControl, name: str = "") -> LeagueInfo:
+        """Schedule the league, store it and queue every match; returns it with its progress."""
+        matches = schedule_league(spec)
+        created_at = self.clock.wall()
+        stored = spec.to_dict() | {
+            "name": name or spec.league_id,
+            "time_control": time_control.to_dict(),
+            "created_at": created_at,
+        }
+        if not await self.store.create(spec.league_id, stored, [m.to_dict() for m in matches]):
+            raise ArenaError(f"a league with id {spec.league_id!r} exists already")
+        await self.queue.ensure_group()
+        await self.queue.enqueue([{"league": spec.league_id, "match": m.match_id} for m in matches])
+        return await self.get(spec.league_id)
+
+    async def get(self, league_id: str) -> LeagueInfo:
+        """A league and its progress."""
+        stored = await self.store.spec(league_id)
+        if stored is None:
+            raise LeagueNotFoundError(f"no league {league_id[:80]!r}")
+        total, done, running = await self.store.progress(league_id)
+        return LeagueInfo(
+            league_id=league_id,
+            name=str(stored.get("name", league_id)),
+            spec=LeagueSpec.from_dict(stored),
+            time_control=TimeControl.from_dict(stored.get("time_control") or {}),
+            created_at=float(stored.get("created_at", 0.0)),
+            progress=LeagueProgress(total, done, running),
+        )
+
+    async def recent(self, limit: int = 50) -> list[LeagueInfo]:
+        """The most recent leagues, newest first."""
+        return [await self.get(league_id) for league_id in await self.store.league_ids(limit)]
+
+    async def results(self, league_id: str) -> list[dict[str, Any]]:
+        """Every stored result of the league, in arrival order."""
+        await self.get(league_id)
+        return await self.store.results(league_id)
+
+    async def on_result(self, league_id: str, result: dict[str, Any], record: MatchRecord) -> None:
+        """A result was stored (once): move the live Elo ratings by it."""
+        match = MatchResult.from_dict(result)
+
+        def update(ratings: dict[str, float]) -> dict[str, float]:
+            changes = elo_changes(ratings, match)
+            return {bot: ratings.get(bot, INITIAL_RATING) + change for bot, change in changes.items()}
+
+        await self.store.update_elo(league_id, update)
+
+    async def leaderboard(self, league_id: str) -> tuple[LeagueInfo, LeagueTable, dict[str, float]]:
+        """The league table rebuilt from every stored result, and the live Elo ratings."""
+        info = await self.get(league_id)
+        results = [MatchResult.from_dict(r) for r in await self.store.results(league_id)]
+        table = LeagueTable.from_results(results, info.spec.bots)
+        return info, table, await self.store.elo(league_id)
