@@ -52,6 +52,8 @@ def _serve(args: argparse.Namespace) -> int:
         tls=TlsFiles(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert else None,
         shutdown_grace_seconds=args.shutdown_grace,
         metrics_address=args.metrics_address or None,
+        node_id=args.node_id,
+        lease_seconds=args.lease_seconds,
     )
 
     def ready(node: object) -> None:
@@ -215,6 +217,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")
     serve.add_argument(
         "--metrics-address", default="127.0.0.1:9464", help="host:port of /metrics ('' for none; default %(default)s)"
+    )
+    serve.add_argument("--node-id", default="", help="this node's name on the shared queue (default host-pid)")
+    serve.add_argument(
+        "--lease-seconds", type=float, default=30.0, help="a dead node's queued matches are taken over after this"
     )
     serve.add_argument("--shutdown-grace", type=float, default=30.0, help="seconds running matches get on SIGTERM")
     serve.add_argument("--log-format", choices=["json", "text"], default="json")

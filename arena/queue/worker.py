@@ -17,6 +17,8 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from redis.exceptions import RedisError
+
 from arena.games.base import Termination
 from arena.league.result import MatchResult
 from arena.metrics import ArenaMetrics
@@ -69,38 +71,55 @@ class RefereeWorker:
         self.on_result = on_result
         self.metrics = metrics
         self.held: dict[str, _Held] = {}
+        self._last_touch = self._last_reclaim = 0.0
         self.results_stored = 0
         self.reclaimed = 0
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Work until ``stop`` is set; matches still running then are left to be aborted by the node."""
-        await self.queue.ensure_group()
-        self._take(await self.queue.read_own_pending(self.consumer))
-        last_touch = last_reclaim = 0.0
-        clock = asyncio.get_running_loop().time
+        """Work until ``stop`` is set; matches still running then are left to be aborted by the node.
+
+        Redis going away (a restart) pauses the work: each step is retried with a backoff, and
+        nothing held is dropped meanwhile.
+        """
+        started = False
+        self._last_touch = self._last_reclaim = 0.0
+        backoff = 0.1
         while not stop.is_set():
-            now = clock()
-            if now - last_reclaim >= self.lease_seconds / 2:
-                last_reclaim = now
-                stale = await self.queue.reclaim_stale(self.consumer, int(self.lease_seconds * 1000), 100)
-                self.reclaimed += len(stale)
-                self._take(stale)
-                if self.metrics is not None:
-                    self.metrics.reclaimed.inc(len(stale))
-            room = self.max_held - len(self.held)
-            if room > 0:
-                block = int(self.poll_seconds * 1000) if not self._waiting() else 1
-                self._take(await self.queue.read_new(self.consumer, min(room, 64), block))
-            await self._start_waiting()
-            if now - last_touch >= min(self.lease_seconds / 3, 5.0):
-                last_touch = now
-                await self._touch()
-                if self.metrics is not None:
-                    depth, _, oldest = await self.queue.depth()
-                    self.metrics.queue_depth.set(depth)
-                    self.metrics.queue_oldest_age.set(oldest)
+            try:
+                if not started:
+                    await self.queue.ensure_group()
+                    self._take(await self.queue.read_own_pending(self.consumer))
+                    started = True
+                await self._iteration()
+                backoff = 0.1
+                wait = self.poll_seconds if self._waiting() else 0.001
+            except (RedisError, OSError) as error:
+                log.warning("redis unavailable (%s); retrying in %.1f s", error, backoff)
+                wait, backoff = backoff, min(backoff * 2, 5.0)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.poll_seconds if self._waiting() else 0.001)
+                await asyncio.wait_for(stop.wait(), wait)
+
+    async def _iteration(self) -> None:
+        now = asyncio.get_running_loop().time()
+        if now - self._last_reclaim >= self.lease_seconds / 2:
+            stale = await self.queue.reclaim_stale(self.consumer, int(self.lease_seconds * 1000), 100)
+            self._last_reclaim = now
+            self.reclaimed += len(stale)
+            self._take(stale)
+            if self.metrics is not None:
+                self.metrics.reclaimed.inc(len(stale))
+        room = self.max_held - len(self.held)
+        if room > 0:
+            block = int(self.poll_seconds * 1000) if not self._waiting() else 1
+            self._take(await self.queue.read_new(self.consumer, min(room, 64), block))
+        await self._start_waiting()
+        if now - self._last_touch >= min(self.lease_seconds / 3, 5.0):
+            await self._touch()
+            self._last_touch = now
+            if self.metrics is not None:
+                depth, _, oldest = await self.queue.depth()
+                self.metrics.queue_depth.set(depth)
+                self.metrics.queue_oldest_age.set(oldest)
 
     def _waiting(self) -> list[_Held]:
         return [h for h in self.held.values() if h.task is None]
@@ -145,19 +164,34 @@ class RefereeWorker:
             self.held.pop(held.entry_id, None)
             return
         if record.outcome is None or record.outcome.termination is Termination.ABORTED:
-            await self.leagues.mark_not_running(held.league_id, held.match_id)
+            with contextlib.suppress(RedisError, OSError):
+                await self.leagues.mark_not_running(held.league_id, held.match_id)
             self.held.pop(held.entry_id, None)  # unacknowledged: reclaimed after the lease
             return
         result = result_of(held.league_id, held.match_id, record, held.deal_id)
-        stored = await self.leagues.record_result(held.league_id, held.match_id, result)
-        if stored:
+        backoff = 0.1
+        while True:  # a finished match's result is never dropped: retry through a Redis restart
+            try:
+                await self._store(held, result, record)
+                break
+            except (RedisError, OSError) as error:
+                log.warning("could not store the result of %s (%s); retrying", held.match_id, error)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+        self.held.pop(held.entry_id, None)
+
+    async def _store(self, held: _Held, result: dict[str, Any], record: MatchRecord) -> None:
+        """Store the result (once per match id), tell the hook, then acknowledge the entry."""
+        if await self.leagues.record_result(held.league_id, held.match_id, result):
             self.results_stored += 1
             if self.on_result is not None:
-                outcome = self.on_result(held.league_id, result, record)
-                if asyncio.iscoroutine(outcome):
-                    await outcome
+                try:  # the live ratings are a view: a failure there must not hold the queue up
+                    outcome = self.on_result(held.league_id, result, record)
+                    if asyncio.iscoroutine(outcome):
+                        await outcome
+                except Exception:
+                    log.exception("the result hook failed for %s", held.match_id)
         await self.queue.ack([held.entry_id])
-        self.held.pop(held.entry_id, None)
 
     async def _touch(self) -> None:
         now = asyncio.get_running_loop().time()

@@ -1,0 +1,190 @@
+"""Leagues end to end on a real redis-server: exact counts, a Redis restart, a node killed mid-league."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+
+from arena.league.result import MatchResult
+from arena.league.schedule import LeagueSpec, schedule_league
+from arena.queue.stream import MatchQueue
+from arena.queue.worker import RefereeWorker
+from arena.referee.timecontrol import TimeControl
+from arena.service.leagues import LeagueService
+from arena.store.embedded import EmbeddedRedis, free_port
+from arena.store.leagues import LeagueStore
+from arena.store.redis_stores import connect
+from tests.grpc.harness import Arena
+
+TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
+
+
+@pytest.fixture
+async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[LeagueService]:
+    """The arena fixture's node, given leagues on the test's redis-server and a referee worker."""
+    client = connect(redis_server.url)
+    service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock)
+    arena.node.leagues = service
+    worker = RefereeWorker(
+        service.queue, service.store, arena.node.matches, "node-test", lease_seconds=2, on_result=service.on_result
+    )
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(worker.run(stop))
+    try:
+        yield service
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+        await client.aclose()
+
+
+async def wait_done(service: LeagueService, league_id: str, seconds: float) -> None:
+    for _ in range(int(seconds / 0.1)):
+        if (await service.get(league_id)).progress.finished:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"league {league_id} not done in {seconds} s: {(await service.get(league_id)).progress}")
+
+
+async def test_a_league_of_500_matches_completes_with_exact_counts(arena: Arena, leagues: LeagueService) -> None:
+    bots = [f"b{i}" for i in range(5)]
+    for name in bots:
+        await arena.connect(name, capacity=40)
+    spec = LeagueSpec("L500", "5211", 3, tuple(bots), games_per_pairing=50, seed=7)
+    info = await leagues.create(spec, TC, "five hundred")
+    assert info.progress.total == 500
+    await wait_done(leagues, "L500", 240)
+    results = await leagues.results("L500")
+    scheduled = {m.match_id: m for m in schedule_league(spec)}
+    assert Counter(r["match_id"] for r in results) == Counter(dict.fromkeys(scheduled, 1))
+    for result in results:
+        assert tuple(result["bots"]) == scheduled[result["match_id"]].bots
+        assert result["termination"] == "normal"
+    _, table, elo = await leagues.leaderboard("L500")
+    assert sum(row.matches for row in table.rows) == 500 * 3
+    parsed = [MatchResult.from_dict(r) for r in results]
+    for row in table.rows:
+        assert row.wins == sum(
+            1 for r in parsed for seat, bot in enumerate(r.bots) if bot == row.bot and r.placings[seat] == 1
+        )
+        assert row.rating_low < row.rating < row.rating_high
+    assert set(elo) == set(bots)
+    assert abs(sum(elo.values()) - 1500 * len(bots)) < 1e-6  # Elo only moves points between bots
+    assert (await leagues.queue.depth())[0] == 0
+
+
+async def test_a_redis_restart_mid_league_loses_no_result(
+    arena: Arena, leagues: LeagueService, redis_server: EmbeddedRedis
+) -> None:
+    bots = ["x", "y", "z"]
+    for name in bots:
+        await arena.connect(name, capacity=8)
+    spec = LeagueSpec("LR", "5211", 2, tuple(bots), games_per_pairing=30, seed=3)
+    await leagues.create(spec, TC)
+    for _ in range(300):
+        if (await leagues.get("LR")).progress.done >= 20:
+            break
+        await asyncio.sleep(0.05)
+    redis_server.stop()  # SIGTERM: Redis flushes its append-only file and exits
+    await asyncio.sleep(0.5)
+    restarted = EmbeddedRedis(redis_server.data_dir, port=redis_server.port).start()
+    try:
+        await wait_done(leagues, "LR", 120)
+        results = await leagues.results("LR")
+        assert sorted(r["match_id"] for r in results) == sorted(m.match_id for m in schedule_league(spec))
+    finally:
+        restarted.stop()
+
+
+@pytest.fixture
+def redis7(tmp_path: Path) -> Iterator[EmbeddedRedis]:
+    """The system's redis-server (Redis 7 from Debian), as an external Redis shared by nodes."""
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout
+    assert " v=7." in version, f"this test wants a Redis 7 server, found: {version}"
+    server = EmbeddedRedis(tmp_path / "redis7", binary=binary).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def start_node(redis_url: str, node_id: str, port: int, data: Path) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{port}", "--redis", redis_url]
+    command += ["--node-id", node_id, "--lease-seconds", "1", "--open-registration", "--data-dir", str(data)]
+    command += ["--metrics-address", "", "--log-format", "text", "--log-level", "warning"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("arena serving on"), line
+    return process
+
+
+async def test_a_node_killed_mid_league_loses_nothing(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    from arena.admin import create_league, register_bot
+
+    ports = [free_port(), free_port()]
+    addresses = [f"127.0.0.1:{p}" for p in ports]
+    first = start_node(redis7.url, "node-a", ports[0], tmp_path / "a")
+    processes: list[subprocess.Popen[str]] = [first]
+    try:
+        names = ["k1", "k2", "k3"]
+        tokens = [await asyncio.to_thread(register_bot, addresses[0], name, None) for name in names]
+        for token in tokens:
+            command = [sys.executable, "-m", "arena_bot", "random", "--token", token, "--concurrency", "4"]
+            command += [arg for address in addresses for arg in ("--server", address)]
+            processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # noqa: ASYNC220
+        league = await asyncio.to_thread(
+            create_league, addresses[0], None, bots=names, players=2, games=40, seed=11, decision_seconds=5.0
+        )
+        client = aioredis.Redis.from_url(redis7.url)
+        store = LeagueStore(client)
+
+        async def done() -> int:
+            return (await store.progress(league.league_id))[1]
+
+        async def running() -> int:
+            return (await store.progress(league.league_id))[2]
+
+        for _ in range(600):
+            if await done() >= 10 and await running() > 0:
+                break
+            await asyncio.sleep(0.02)
+        interrupted = await running()
+        assert interrupted > 0, "the node must die with matches in hand"
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        processes.append(start_node(redis7.url, "node-b", ports[1], tmp_path / "b"))
+        for _ in range(1200):
+            if await done() == league.progress.total:
+                break
+            await asyncio.sleep(0.1)
+        results = await store.results(league.league_id)
+        assert len(results) == league.progress.total == 120
+        # Every scheduled match has exactly one result, those the dead node held included.
+        assert Counter(r["match_id"] for r in results) == Counter(
+            m.match_id
+            for m in schedule_league(
+                LeagueSpec(league.league_id, "5211", 2, tuple(names), games_per_pairing=40, seed=11)
+            )
+        )
+        assert all(r["termination"] == "normal" for r in results)
+        await client.aclose()
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
