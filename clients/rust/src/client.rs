@@ -764,4 +764,125 @@ mod tests {
         turn.latest.store(5, Ordering::Relaxed);
         assert!(turn.is_superseded());
     }
+
+    /// A runner with no network: its "live stream" is a channel the test reads.
+    fn runner<B: Bot>(bot: B, max_matches: Option<u64>) -> Arc<Runner<B>> {
+        Arc::new(Runner {
+            bot,
+            hello: Hello::default(),
+            max_matches,
+            state: Mutex::new(State::default()),
+            stop: watch::channel(false).0,
+        })
+    }
+
+    fn attach<B: Bot>(runner: &Runner<B>, id: u64) -> mpsc::UnboundedReceiver<ConnectRequest> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        runner.lock().stream = Some((id, tx));
+        rx
+    }
+
+    fn request(sequence: u64) -> ResponseKind {
+        ResponseKind::ActionRequest(ActionRequest {
+            match_id: "m".into(),
+            sequence,
+            legal_actions: vec![format!("G{sequence}")],
+            ..Default::default()
+        })
+    }
+
+    fn started() -> ResponseKind {
+        ResponseKind::MatchStarted(MatchStarted { match_id: "m".into(), game: "5211".into(), ..Default::default() })
+    }
+
+    /// The next Action sent, within a second.
+    async fn next_action(rx: &mut mpsc::UnboundedReceiver<ConnectRequest>) -> (u64, String) {
+        match tokio::time::timeout(Duration::from_secs(1), rx.recv()).await {
+            Ok(Some(ConnectRequest { kind: Some(RequestKind::Action(a)) })) => (a.sequence, a.text),
+            other => panic!("expected an action, got {other:?}"),
+        }
+    }
+
+    async fn nothing_sent(rx: &mut mpsc::UnboundedReceiver<ConnectRequest>) {
+        // Nothing within the wait, or the stream closed with nothing in it.
+        let got = tokio::time::timeout(Duration::from_millis(300), rx.recv()).await;
+        assert!(matches!(got, Err(_) | Ok(None)), "unexpected message {got:?}");
+    }
+
+    /// A bot that answers a request's only legal action, slowly for `slow` sequences, counting its calls.
+    fn counting_bot(calls: Arc<AtomicU64>, slow: &'static [u64]) -> impl Bot {
+        move |turn: &Turn| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            if slow.contains(&turn.sequence) {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            turn.legal_actions[0].clone()
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_superseded_request_is_never_answered_and_a_stale_one_is_ignored() {
+        let calls = Arc::new(AtomicU64::new(0));
+        let runner = runner(counting_bot(calls.clone(), &[1]), None);
+        let mut rx = attach(&runner, 1);
+        runner.dispatch(started(), 1);
+        runner.dispatch(request(1), 1);
+        runner.dispatch(request(2), 1);
+        assert_eq!(next_action(&mut rx).await, (2, "G2".into()));
+        nothing_sent(&mut rx).await; // the slow answer to 1 is dropped
+        runner.dispatch(request(1), 1); // stale
+        nothing_sent(&mut rx).await;
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_resent_request_is_answered_from_the_cache_on_the_new_stream_only() {
+        let calls = Arc::new(AtomicU64::new(0));
+        let runner = runner(counting_bot(calls.clone(), &[]), None);
+        let mut first = attach(&runner, 1);
+        runner.dispatch(started(), 1);
+        runner.dispatch(request(1), 1);
+        assert_eq!(next_action(&mut first).await, (1, "G1".into()));
+        runner.dispatch(request(1), 1); // a duplicate on the same stream: already answered there
+        nothing_sent(&mut first).await;
+        let mut second = attach(&runner, 2);
+        runner.dispatch(started(), 2);
+        runner.dispatch(request(1), 2);
+        assert_eq!(next_action(&mut second).await, (1, "G1".into()));
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_decision_in_flight_across_a_reconnect_goes_out_on_the_new_stream() {
+        let calls = Arc::new(AtomicU64::new(0));
+        let runner = runner(counting_bot(calls.clone(), &[1]), None);
+        let mut old = attach(&runner, 1);
+        runner.dispatch(started(), 1);
+        runner.dispatch(request(1), 1);
+        runner.lock().stream = None; // the stream drops while the bot thinks
+        let mut new = attach(&runner, 2);
+        runner.dispatch(request(1), 2); // resent: the running decision will answer it
+        assert_eq!(next_action(&mut new).await, (1, "G1".into()));
+        nothing_sent(&mut old).await;
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_act_answers_the_first_legal_action() {
+        let runner = runner(|_: &Turn| -> String { panic!("oops") }, None);
+        let mut rx = attach(&runner, 1);
+        runner.dispatch(request(7), 1);
+        assert_eq!(next_action(&mut rx).await, (7, "G7".into()));
+    }
+
+    #[test]
+    fn max_matches_counts_each_match_once_then_stops() {
+        let runner = runner(|turn: &Turn| turn.legal_actions[0].clone(), Some(2));
+        let ended = |id: &str| ResponseKind::MatchEnded(MatchEnded { match_id: id.into(), ..Default::default() });
+        runner.dispatch(ended("a"), 1);
+        runner.dispatch(ended("a"), 1); // told again after a reconnect
+        assert!(!*runner.stop.borrow());
+        runner.dispatch(ended("b"), 1);
+        assert!(*runner.stop.borrow());
+    }
 }

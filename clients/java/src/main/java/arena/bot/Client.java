@@ -122,7 +122,7 @@ public final class Client {
         }
     }
 
-    private boolean isStopped() {
+    boolean isStopped() {
         return stopped.getCount() == 0;
     }
 
@@ -188,7 +188,7 @@ public final class Client {
     }
 
     /** One outgoing half of a stream; gRPC's StreamObserver is not thread-safe, so sends are serialised. */
-    private static final class Sender {
+    static final class Sender {
         final long id;
         private final StreamObserver<ConnectRequest> out;
         private boolean closed;
@@ -216,7 +216,11 @@ public final class Client {
             if (!closed) {
                 closed = true;
                 try {
-                    ((ClientCallStreamObserver<ConnectRequest>) out).cancel("client closed the stream", null);
+                    if (out instanceof ClientCallStreamObserver<ConnectRequest> call) {
+                        call.cancel("client closed the stream", null);
+                    } else {
+                        out.onCompleted();
+                    }
                 } catch (RuntimeException e) {
                     Log.debug("closing the stream: " + e);
                 }
@@ -225,7 +229,7 @@ public final class Client {
     }
 
     /** The state of one {@link #run}: the live stream, the matches, the pending decisions. */
-    private final class Runner {
+    final class Runner {
         private final Bot bot;
         private final ExecutorService deciders = Executors.newCachedThreadPool(daemons("arena-bot-act"));
         private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
@@ -271,6 +275,13 @@ public final class Client {
                     Thread.currentThread().interrupt();
                     return;
                 }
+            }
+        }
+
+        /** Makes {@code sender} the live stream (null: none), as a Welcome does. */
+        void attach(Sender sender) {
+            synchronized (lock) {
+                live = sender;
             }
         }
 
@@ -339,9 +350,7 @@ public final class Client {
                         welcomed = true;
                         Duration interval = Turn.duration(message.getWelcome().getKeepAliveInterval());
                         silence = interval.isZero() ? TimeUnit.HOURS.toNanos(1) : interval.toNanos() * SILENT_INTERVALS;
-                        synchronized (lock) {
-                            live = sender;
-                        }
+                        attach(sender);
                         if (pinger == null && !interval.isZero()) {
                             pinger = timer.scheduleAtFixedRate(
                                     () -> sender.send(ping()), interval.toNanos(), interval.toNanos(), TimeUnit.NANOSECONDS);
@@ -383,7 +392,7 @@ public final class Client {
             return ConnectRequest.newBuilder().setPing(Ping.newBuilder().setClientTime(time)).build();
         }
 
-        private void dispatch(ConnectResponse message, long streamId) {
+        void dispatch(ConnectResponse message, long streamId) {
             switch (message.getKindCase()) {
                 case WELCOME -> bot.onEvent(new Event.Connected(message.getWelcome()));
                 case MATCH_STARTED -> {
