@@ -8,12 +8,12 @@ STAMP := $(VENV)/.installed-stamp
 PY := $(BIN)/python
 
 .DEFAULT_GOAL := help
-.PHONY: help setup run demo test check fmt lint typecheck proto proto-check buf-lint pytest bench golden conformance clean
+.PHONY: help setup system-deps run demo test check fmt lint typecheck proto proto-check buf-lint pytest bench golden conformance clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[server,test]'
@@ -28,7 +28,10 @@ run: $(STAMP) ## The main job: an arena, starter bots, a league with a live prog
 demo: $(STAMP) ## One readable in-process 5211 match between built-in bots, turn by turn
 	$(BIN)/arena demo
 
-test: $(STAMP) check pytest ## The whole suite: format, lint, types, proto, tests
+test: $(STAMP) system-deps check pytest ## The whole suite: format, lint, types, proto, tests
+
+system-deps: ## The Debian packages the suite uses (Redis 7, gRPC C++), installed when missing
+	scripts/install-system-deps.sh
 
 check: $(STAMP) ## Static checks only: format, lint, types
 	$(BIN)/ruff format --check .
@@ -54,6 +57,8 @@ pytest: $(STAMP) ## The tests alone
 
 bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py
+	$(PY) benchmarks/bench_stack.py
+	$(PY) benchmarks/bench_duplicate.py
 
 golden: $(STAMP) ## Regenerate the golden playthrough files in tests/games/golden/
 	$(PY) -m tests.games.golden --write

@@ -280,8 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--json", help="also write the JSON summary to this file")
     load.set_defaults(handler=_loadtest)
 
-    bot = sub.add_parser("bot", help="run a built-in bot (random or heuristic) against an arena")
-    bot.add_argument("kind", choices=["random", "heuristic"])
+    bot = sub.add_parser("bot", help="run a starter bot (random, heuristic or hasty) against an arena")
+    bot.add_argument("kind", choices=["random", "heuristic", "hasty"])
     bot.add_argument("--server", default=DEFAULT_SERVER, help="address, or several separated by commas")
     bot.add_argument("--token", required=True, help="the bot's token")
     bot.add_argument("--concurrency", type=int, default=0, help="matches at once (default: the SDK's)")
