@@ -153,6 +153,27 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _nodes(args: argparse.Namespace) -> int:
+    import time
+
+    from arena.admin import channel
+    from arena.v1 import node_pb2, node_pb2_grpc
+
+    with channel(args.server, args.tls_ca) as ch:
+        nodes = node_pb2_grpc.NodeServiceStub(ch).ListNodes(node_pb2.ListNodesRequest()).nodes
+    print(
+        f"{'node':<28} {'address':<22} {'age':>6} {'bots':>6} {'matches':>8} {'held':>6} "
+        f"{'results':>8} {'reclaimed':>9}"
+    )
+    for n in nodes:
+        age = time.time() - n.heartbeat_at.ToNanoseconds() / 1e9
+        print(
+            f"{n.node_id:<28} {n.address:<22} {age:>5.1f}s {n.connected_bots:>6} {n.active_matches:>8} "
+            f"{n.held_matches:>6} {n.results_stored:>8} {n.reclaimed:>9}"
+        )
+    return 0
+
+
 def _loadtest(args: argparse.Namespace) -> int:
     from arena.loadtest import LoadConfig, run
 
@@ -267,6 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("league")
     _client_options(board, admin=False)
     board.set_defaults(handler=_leaderboard)
+
+    nodes = sub.add_parser("nodes", help="the arena's live nodes (heartbeats in Redis) and their load")
+    _client_options(nodes, admin=False)
+    nodes.set_defaults(handler=_nodes)
 
     load = sub.add_parser("loadtest", help="many simulated bots, many matches: throughput, latency, errors")
     load.add_argument("--bots", type=int, default=100, help="connected bots (default %(default)s)")

@@ -11,6 +11,7 @@ from arena.service.auth import BotRegistry, MemoryTokenStore
 from arena.service.leagues import LeagueService
 from arena.service.matches import MatchManager, RecordStore
 from arena.service.sessions import SessionHub
+from arena.store.nodes import NodeRegistry
 
 
 @dataclasses.dataclass
@@ -27,6 +28,8 @@ class ArenaNode:
     metrics: ArenaMetrics | None = None
     leagues: LeagueService | None = None
     """Leagues need Redis: None on a node without it."""
+    nodes: NodeRegistry | None = None
+    """The heartbeats of this arena's nodes (Redis): None on a node without it."""
 
     def check_admin(self, token: str | None) -> None:
         """Admin calls (register, start matches) need the admin token unless registration is open."""

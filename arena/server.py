@@ -27,6 +27,7 @@ from arena.service.matches import MatchManager
 from arena.service.sessions import SessionHub
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
+from arena.store.nodes import NodeRegistry
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,7 @@ class RunningNode:
     worker: RefereeWorker
     stop_worker: asyncio.Event
     worker_task: asyncio.Task[None]
+    heartbeat_task: asyncio.Task[None]
 
     @property
     def port(self) -> int:
@@ -79,7 +81,7 @@ class RunningNode:
         await self.grpc.health.enter_graceful_shutdown()
         self.stop_worker.set()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.worker_task, 5)
+            await asyncio.wait_for(asyncio.gather(self.worker_task, self.heartbeat_task), 5)
         await self.node.matches.shutdown(grace_seconds)
         await self.grpc.server.stop(min(grace_seconds, 5.0))
         await self.redis.aclose()
@@ -140,6 +142,18 @@ async def start_node(config: ServeConfig) -> RunningNode:
     )
     stop_worker = asyncio.Event()
     worker_task = asyncio.create_task(worker.run(stop_worker), name="referee-worker")
+    node.nodes = NodeRegistry(client, worker.consumer, config.address)
+
+    def load() -> dict[str, int]:
+        return {
+            "connected_bots": len(hub.connected()),
+            "active_matches": len(node.matches.running),
+            "held_matches": len(worker.held),
+            "results_stored": worker.results_stored,
+            "reclaimed": worker.reclaimed,
+        }
+
+    heartbeat_task = asyncio.create_task(node.nodes.run(stop_worker, load), name="heartbeat")
     metrics_port = None
     if config.metrics_address:
         host, _, port = config.metrics_address.rpartition(":")
@@ -149,7 +163,9 @@ async def start_node(config: ServeConfig) -> RunningNode:
         "arena node serving",
         extra={"address": config.address, "port": server.port, "redis": url, "metrics_port": metrics_port},
     )
-    return RunningNode(node, server, client, embedded, admin, metrics_port, worker, stop_worker, worker_task)
+    return RunningNode(
+        node, server, client, embedded, admin, metrics_port, worker, stop_worker, worker_task, heartbeat_task
+    )
 
 
 async def serve(config: ServeConfig, on_ready: Callable[[RunningNode], None] | None = None) -> None:

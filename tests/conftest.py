@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +16,19 @@ from arena.store.embedded import EmbeddedRedis
 def redis_server(tmp_path: Path) -> Iterator[EmbeddedRedis]:
     """The arena's embedded redis-server, with append-only persistence in a temporary folder."""
     server = EmbeddedRedis(tmp_path / "redis").start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis7(tmp_path: Path) -> Iterator[EmbeddedRedis]:
+    """The system's redis-server (Redis 7 from Debian), as an external Redis shared by nodes."""
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout
+    assert " v=7." in version, f"this test wants a Redis 7 server, found: {version}"
+    server = EmbeddedRedis(tmp_path / "redis7", binary=binary).start()
     try:
         yield server
     finally:

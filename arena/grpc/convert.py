@@ -17,7 +17,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo
 from arena.service.matches import MatchInfo
 from arena.service.sessions import Outgoing, ProtocolError
-from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2
+from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
 
 FAULTS = {
@@ -289,4 +289,23 @@ def leaderboard_to_proto(
             )
             for row in table.rows
         ],
+    )
+
+
+def node_to_proto(fields: dict[str, str]) -> node_pb2.Node:
+    """A node's heartbeat hash on the wire."""
+
+    def number(name: str) -> int:
+        return int(float(fields.get(name, "0") or 0))
+
+    return node_pb2.Node(
+        node_id=fields.get("node_id", ""),
+        address=fields.get("address", ""),
+        started_at=timestamp(float(fields.get("started_at", "0") or 0)),
+        heartbeat_at=timestamp(float(fields.get("heartbeat_at", "0") or 0)),
+        connected_bots=number("connected_bots"),
+        active_matches=number("active_matches"),
+        held_matches=number("held_matches"),
+        results_stored=number("results_stored"),
+        reclaimed=number("reclaimed"),
     )

@@ -9,7 +9,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.grpc.servicers import BotServicer, LeagueServicer, MatchServicer, RegistryServicer
+from arena.grpc.servicers import BotServicer, LeagueServicer, MatchServicer, NodeServicer, RegistryServicer
 from arena.metrics import ErrorCountingInterceptor
 from arena.node import ArenaNode
 from arena.v1 import (
@@ -19,6 +19,8 @@ from arena.v1 import (
     league_pb2_grpc,
     match_pb2,
     match_pb2_grpc,
+    node_pb2,
+    node_pb2_grpc,
     registry_pb2,
     registry_pb2_grpc,
 )
@@ -31,6 +33,7 @@ SERVICE_NAMES = (
     match_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name,
     registry_pb2.DESCRIPTOR.services_by_name["RegistryService"].full_name,
     league_pb2.DESCRIPTOR.services_by_name["LeagueService"].full_name,
+    node_pb2.DESCRIPTOR.services_by_name["NodeService"].full_name,
 )
 
 
@@ -75,6 +78,7 @@ async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFi
     match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(node), server)
     registry_pb2_grpc.add_RegistryServiceServicer_to_server(RegistryServicer(node), server)
     league_pb2_grpc.add_LeagueServiceServicer_to_server(LeagueServicer(node), server)
+    node_pb2_grpc.add_NodeServiceServicer_to_server(NodeServicer(node), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in (*SERVICE_NAMES, ""):

@@ -28,6 +28,8 @@ from arena.v1 import (
     league_pb2_grpc,
     match_pb2,
     match_pb2_grpc,
+    node_pb2,
+    node_pb2_grpc,
     registry_pb2,
     registry_pb2_grpc,
 )
@@ -301,3 +303,19 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
         """The league table, rebuilt from the stored results."""
         info, table, elo = await self._leagues().leaderboard(request.league_id)
         return convert.leaderboard_to_proto(info, table, elo)
+
+
+class NodeServicer(node_pb2_grpc.NodeServiceServicer):
+    """The arena's live nodes."""
+
+    def __init__(self, node: ArenaNode) -> None:
+        self.node = node
+
+    @translate_errors
+    async def ListNodes(  # noqa: N802
+        self, request: node_pb2.ListNodesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> node_pb2.ListNodesResponse:
+        """Every node with a live heartbeat, with its load."""
+        if self.node.nodes is None:
+            raise LeaguesUnavailableError("this arena node runs without Redis: it is the only node")
+        return node_pb2.ListNodesResponse(nodes=[convert.node_to_proto(n) for n in await self.node.nodes.nodes()])

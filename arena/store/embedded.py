@@ -96,21 +96,26 @@ class EmbeddedRedis:
             "--daemonize", "no",
             "--logfile", str(self.data_dir / "redis.log"),
         ]  # fmt: skip
-        self.process = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,  # noqa: PLW1509 - one async-signal-safe prctl call
-        )
+        with (self.data_dir / "redis.stdout").open("ab") as output:
+            self.process = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent,  # noqa: PLW1509 - one async-signal-safe prctl call
+            )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"redis-server exited at start (see {self.data_dir / 'redis.log'})")
+                said = (self.data_dir / "redis.stdout").read_text(errors="replace")[-500:]
+                raise RuntimeError(f"redis-server exited at start (see {self.data_dir / 'redis.log'}): {said}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
                 s.sendall(b"PING\r\n")
                 if s.recv(64).startswith(b"+PONG"):  # not "-LOADING": the append-only file is read
                     return
             time.sleep(0.02)
+        self.process.kill()
+        self.process.wait()
         raise RuntimeError(f"redis-server did not answer on port {self.port} within 10 s")
 
     def start(self) -> EmbeddedRedis:
@@ -120,10 +125,12 @@ class EmbeddedRedis:
                 self._spawn()
                 break
             except RuntimeError:
-                # A port picked at random may have been taken meanwhile: pick another.
-                if self._fixed_port or attempt == 4:
+                if attempt == 4:
                     raise
-                self.port = free_port()
+                if self._fixed_port:
+                    time.sleep(0.5)  # a restart on the same port: the old server may still be letting go of it
+                else:
+                    self.port = free_port()  # a port picked at random may have been taken meanwhile
         self._watchdog = threading.Thread(target=self._watch, name="embedded-redis-watchdog", daemon=True)
         self._watchdog.start()
         log.info("embedded redis started", extra={"url": self.url, "data_dir": str(self.data_dir)})

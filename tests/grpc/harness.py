@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import grpc
 import pytest
@@ -90,3 +93,14 @@ async def eventually(predicate: Callable[[], object], seconds: float = 10.0) -> 
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"condition not met within {seconds} s")
+
+
+def start_node(redis_url: str, node_id: str, port: int, data: Path) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{port}", "--redis", redis_url]
+    command += ["--node-id", node_id, "--lease-seconds", "1", "--open-registration", "--data-dir", str(data)]
+    command += ["--metrics-address", "", "--log-format", "text", "--log-level", "warning"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("arena serving on"), line
+    return process
