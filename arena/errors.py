@@ -9,6 +9,7 @@ Every error the arena raises on purpose derives from :class:`ArenaError`::
     ├── GameSetupError (also ValueError)   a match cannot be set up (player count, deck, options)
     ├── UnknownGameError (also KeyError)   no game is registered under that name
     ├── WireError (also ValueError)        a wire message does not convert (arena.wire)
+    ├── LeagueSpecError (also ValueError)  a league spec is inconsistent (arena.league.schedule)
     └── the services' errors               auth, bots and matches (arena.service.*), mapped to gRPC
                                            status codes in one table (arena.grpc.errors)
 
