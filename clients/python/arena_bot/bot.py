@@ -228,6 +228,12 @@ class _Runner:
         """The last answer per match and the stream it went out on, for when the server resends."""
         self.ended = 0
         self.is_async_act = inspect.iscoroutinefunction(bot.act)
+        self.silence: float | None = 30.0
+        """Seconds of server silence after which the stream counts as dead (None: never)."""
+        self.heard = self.loop.time()
+        """When the server was last heard from, on the loop's clock."""
+        self.cut = ""
+        """Why the watchdog cancelled the current stream ("stop", "silence"), if it did."""
 
     # -- control ----------------------------------------------------------------------------------
 
@@ -281,26 +287,21 @@ class _Runner:
         """One stream, from Hello until it ends; returns whether the server welcomed us."""
         welcomed = False
         pinger: asyncio.Task[None] | None = None
-        stop_waiter = asyncio.ensure_future(self.stopping.wait())
         async with self._channel(address) as channel:
             stub = bot_pb2_grpc.BotServiceStub(channel)
             call = stub.Connect()
             self.call = call
-            silence: float | None = 30.0  # for the Welcome; then a few keep-alive intervals
+            self.silence = 30.0  # for the Welcome; then a few keep-alive intervals
+            self.heard = self.loop.time()
+            self.cut = ""
+            # One watchdog per stream ends it on silence or stop, so each message is a plain read.
+            watchdog = asyncio.ensure_future(self._watchdog(call, address))
             try:
                 log.info("connecting to %s", address)
                 await self._write(call, bot_pb2.ConnectRequest(hello=self._hello()))
                 while True:
-                    reader = asyncio.ensure_future(call.read())
-                    done, _ = await asyncio.wait(
-                        {reader, stop_waiter}, timeout=silence, return_when=asyncio.FIRST_COMPLETED
-                    )
-                    if reader not in done:
-                        reader.cancel()
-                        if stop_waiter not in done:
-                            log.warning("%s: nothing heard for %.1f s; reconnecting", address, silence)
-                        break
-                    response = reader.result()
+                    response = await call.read()
+                    self.heard = self.loop.time()
                     if response is grpc.aio.EOF:
                         log.warning("%s: the server ended the stream", address)
                         break
@@ -309,7 +310,7 @@ class _Runner:
                     if kind == "welcome":
                         welcomed = True
                         interval = wire.duration_from_proto(response.welcome.keep_alive_interval)
-                        silence = SILENT_INTERVALS * interval if interval > 0 else None
+                        self.silence = SILENT_INTERVALS * interval if interval > 0 else None
                         log.info(
                             "connected to %s as %s (games %s)",
                             address,
@@ -321,19 +322,43 @@ class _Runner:
                     await self._dispatch(response, kind)
                     if self.stopping.is_set():
                         break
+            except asyncio.CancelledError:
+                if not self.cut:  # our own task is being cancelled, not the stream by the watchdog
+                    raise
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.ABORTED:
                     raise ConnectionReplacedError(error.details() or "") from None
                 if error.code() in FATAL_CODES:
                     raise ConnectionRefusedByServerError(error.code(), error.details() or "") from None
-                log.warning("%s: stream failed: %s %s", address, error.code().name, error.details())
+                if not self.cut:
+                    log.warning("%s: stream failed: %s %s", address, error.code().name, error.details())
             finally:
                 self.call = None
-                stop_waiter.cancel()
+                watchdog.cancel()
                 if pinger is not None:
                     pinger.cancel()
                 call.cancel()
         return welcomed
+
+    async def _watchdog(
+        self, call: grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse], address: str
+    ) -> None:
+        """Cancel the stream when the bot is asked to stop, or when the server has been silent too long."""
+        while True:
+            silence = self.silence
+            # Look again at least every second: the Welcome changes the silence allowed.
+            wait = 1.0 if silence is None else min(1.0, max(0.02, self.heard + silence - self.loop.time()))
+            try:
+                await asyncio.wait_for(self.stopping.wait(), wait)
+                self.cut = "stop"
+                call.cancel()
+                return
+            except TimeoutError:
+                if silence is not None and self.loop.time() - self.heard >= silence:
+                    log.warning("%s: nothing heard for %.1f s; reconnecting", address, silence)
+                    self.cut = "silence"
+                    call.cancel()
+                    return
 
     def _hello(self) -> bot_pb2.Hello:
         return bot_pb2.Hello(
@@ -408,7 +433,7 @@ class _Runner:
             # decision answer when it is done.
             answer = self.answers.get(match_id)
             if answer is not None and answer[0] == sequence:
-                if answer[2] is not self.call:  # not yet sent on this stream
+                if answer[2] is not _IN_FLIGHT and answer[2] is not self.call:  # not sent on this stream
                     self._spawn(self._answer(match_id, sequence, answer[1]))
                 return
             running = self.tasks.get(match_id)
@@ -427,10 +452,11 @@ class _Runner:
 
     async def _answer(self, match_id: str, sequence: int, text: str) -> None:
         """Send an answer and remember it (and where it went) for a resent request."""
-        self.answers[match_id] = (sequence, text, None)
-        sent_on = await self._send(
-            bot_pb2.ConnectRequest(action=bot_pb2.Action(match_id=match_id, sequence=sequence, text=text))
-        )
+        self.answers[match_id] = (sequence, text, _IN_FLIGHT)
+        request = bot_pb2.ConnectRequest(action=bot_pb2.Action(match_id=match_id, sequence=sequence, text=text))
+        sent_on = await self._send(request)
+        if sent_on is None and self.call is not None:
+            sent_on = await self._send(request)  # the stream it was meant for died; a new one is up
         if self.answers.get(match_id, (None,))[0] == sequence:
             self.answers[match_id] = (sequence, text, sent_on)
         if sent_on is None:
@@ -479,6 +505,10 @@ class _Runner:
         if self.max_matches is not None and self.ended >= self.max_matches:
             log.info("played %d matches; stopping", self.ended)
             self.stopping.set()
+
+
+_IN_FLIGHT: Final = object()
+"""Marks an answer being sent: a resent request must not send it a second time."""
 
 
 def _loop_is_current(loop: asyncio.AbstractEventLoop) -> bool:
