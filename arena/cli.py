@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(listing, admin=False)
     listing.set_defaults(handler=_league_list)
 
-    board = sub.add_parser("leaderboard", help="a league's table: ratings with 95% intervals, and more")
+    board = sub.add_parser("leaderboard", help="a league's table: ratings with 95%% intervals, and more")
     board.add_argument("league")
     _client_options(board, admin=False)
     board.set_defaults(handler=_leaderboard)

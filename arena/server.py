@@ -153,6 +153,7 @@ async def start_node(config: ServeConfig) -> RunningNode:
             "reclaimed": worker.reclaimed,
         }
 
+    await node.nodes.beat(load())  # listed from the moment it serves
     heartbeat_task = asyncio.create_task(node.nodes.run(stop_worker, load), name="heartbeat")
     metrics_port = None
     if config.metrics_address:

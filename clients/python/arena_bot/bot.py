@@ -323,8 +323,11 @@ class _Runner:
                     if self.stopping.is_set():
                         break
             except asyncio.CancelledError:
-                if not self.cut:  # our own task is being cancelled, not the stream by the watchdog
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():  # our own task is being cancelled
                     raise
+                if not self.cut:  # the stream was cancelled under us: a dropped stream, reconnect
+                    log.warning("%s: the stream was cancelled; reconnecting", address)
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.ABORTED:
                     raise ConnectionReplacedError(error.details() or "") from None
@@ -332,6 +335,9 @@ class _Runner:
                     raise ConnectionRefusedByServerError(error.code(), error.details() or "") from None
                 if not self.cut:
                     log.warning("%s: stream failed: %s %s", address, error.code().name, error.details())
+            except (grpc.aio.UsageError, asyncio.InvalidStateError, ConnectionError) as error:
+                # Whatever else goes wrong with one stream, a long-running bot reconnects.
+                log.warning("%s: stream broke: %r", address, error)
             finally:
                 self.call = None
                 watchdog.cancel()
@@ -386,8 +392,16 @@ class _Runner:
     ) -> bool:
         """Send on ``call``, one writer at a time; False if the stream is gone."""
         async with self.write_lock:
+            # A decision cancelled mid-write (superseded, or its match ended) must not cancel the
+            # write: in grpc.aio that cancels the whole stream. The write finishes, holding the lock
+            # so writes never overlap, and only then does the cancellation go on.
+            write = asyncio.ensure_future(call.write(request))
             try:
-                await call.write(request)
+                await asyncio.shield(write)
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait({write})
+                raise
             except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
                 log.debug("could not send %s: %s", request.WhichOneof("kind"), error)
                 return False
