@@ -15,6 +15,7 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
+from arena.grpc import convert
 from arena.grpc.server import GrpcServer, TlsFiles, start_server
 from arena.metrics import ArenaMetrics
 from arena.node import ArenaNode
@@ -24,6 +25,7 @@ from arena.referee.clock import MonotonicClock
 from arena.service.auth import BotRegistry
 from arena.service.leagues import LeagueService
 from arena.service.matches import MatchManager
+from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
@@ -69,6 +71,7 @@ class RunningNode:
     stop_worker: asyncio.Event
     worker_task: asyncio.Task[None]
     heartbeat_task: asyncio.Task[None]
+    relay_task: asyncio.Task[None]
 
     @property
     def port(self) -> int:
@@ -81,7 +84,7 @@ class RunningNode:
         await self.grpc.health.enter_graceful_shutdown()
         self.stop_worker.set()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.gather(self.worker_task, self.heartbeat_task), 5)
+            await asyncio.wait_for(asyncio.gather(self.worker_task, self.heartbeat_task, self.relay_task), 5)
         await self.node.matches.shutdown(grace_seconds)
         await self.grpc.server.stop(min(grace_seconds, 5.0))
         await self.redis.aclose()
@@ -143,8 +146,14 @@ async def start_node(config: ServeConfig) -> RunningNode:
     stop_worker = asyncio.Event()
     worker_task = asyncio.create_task(worker.run(stop_worker), name="referee-worker")
     node.nodes = NodeRegistry(client, worker.consumer, config.address)
+    relay = Relay(client, worker.consumer, hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
+    node.matches.relay = relay
+    hub.on_connect = lambda name: relay.send_soon(relay.directory.here([name]))
+    hub.on_disconnect = lambda name: relay.send_soon(relay.directory.gone(name))
+    relay_task = asyncio.create_task(relay.run(stop_worker), name="relay")
 
     def load() -> dict[str, int]:
+        relay.send_soon(relay.directory.here([session.name for session in hub.connected()]))
         return {
             "connected_bots": len(hub.connected()),
             "active_matches": len(node.matches.running),
@@ -165,7 +174,17 @@ async def start_node(config: ServeConfig) -> RunningNode:
         extra={"address": config.address, "port": server.port, "redis": url, "metrics_port": metrics_port},
     )
     return RunningNode(
-        node, server, client, embedded, admin, metrics_port, worker, stop_worker, worker_task, heartbeat_task
+        node,
+        server,
+        client,
+        embedded,
+        admin,
+        metrics_port,
+        worker,
+        stop_worker,
+        worker_task,
+        heartbeat_task,
+        relay_task,
     )
 
 

@@ -16,7 +16,7 @@ from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo
 from arena.service.matches import MatchInfo
-from arena.service.sessions import Outgoing, ProtocolError
+from arena.service.sessions import Outgoing, ProtocolError, Relayed
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
 
@@ -124,6 +124,8 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
                 match_id=message.match_id, outcome=outcome_to_proto(message.outcome), seat=message.seat
             )
         )
+    if isinstance(message, Relayed):
+        return bot_pb2.ConnectResponse.FromString(message.payload)
     if isinstance(message, ProtocolError):
         return bot_pb2.ConnectResponse(
             error=bot_pb2.ProtocolError(match_id=message.match_id, sequence=message.sequence, reason=message.reason)

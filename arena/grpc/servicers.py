@@ -184,7 +184,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             tc = convert.time_control_from_proto(request.time_control, self.node.default_time_control)
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        match_id = self.node.matches.start(
+        match_id = await self.node.matches.start(
             request.game,
             list(request.bot_names),
             seed=request.seed if request.HasField("seed") else None,

@@ -140,7 +140,7 @@ class RefereeWorker:
                 continue
             league = await self.leagues.spec(held.league_id) or {}
             try:
-                run_id = self.matches.start(
+                run_id = await self.matches.start(
                     league.get("game", "5211"),
                     spec["bots"],
                     seed=int(spec["seed"]),

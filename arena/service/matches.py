@@ -18,6 +18,7 @@ from arena.referee.clock import Clock
 from arena.referee.match import Match, MatchEvent, MatchMetrics, MatchSetup
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
+from arena.service.relay import Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,7 @@ class RunningMatch:
 
     setup: MatchSetup
     task: asyncio.Task[MatchRecord]
-    seats: list[RemoteSeat]
+    seats: list[RemoteSeat | RelaySeat]
     match: Match
     last_event: MatchEvent | None = None
     watchers: list[asyncio.Queue[MatchEvent | None]] = dataclasses.field(default_factory=list)
@@ -130,10 +131,12 @@ class MatchManager:
         self.hub = hub
         self.clock = clock
         self.metrics = metrics
+        self.relay: Relay | None = None
+        """Set on a node that shares Redis with others: lets matches seat bots connected elsewhere."""
         self.store: RecordStore = store or MemoryRecordStore()
         self.running: dict[str, RunningMatch] = {}
 
-    def start(
+    async def start(
         self,
         game_name: str,
         bots: Sequence[str],
@@ -143,16 +146,25 @@ class MatchManager:
         match_id: str | None = None,
         deck: Sequence[str] | None = None,
     ) -> str:
-        """Start a match between connected bots (seat order as given); returns its id."""
+        """Start a match between connected bots (seat order as given); returns its id.
+
+        A bot connected to another node of the arena plays through that node (``relay``); this node
+        checks its own bots' free slots, and trusts the others' nodes to keep theirs.
+        """
         game = get_game(game_name)
         if len(bots) not in game.player_counts:
             counts = game.player_counts
             raise GameSetupError(f"{game_name} is for {counts.start} to {counts.stop - 1} players, not {len(bots)}")
+        elsewhere: dict[str, str] = {}
         for name in set(bots):
             session = self.hub.sessions.get(name)
             wanted = bots.count(name)
             if session is None or session.connection is None:
-                raise BotUnavailableError(f"bot {name!r} is not connected")
+                home = await self.relay.locate(name) if self.relay is not None else None
+                if home is None or (self.relay is not None and home == self.relay.node_id):
+                    raise BotUnavailableError(f"bot {name!r} is not connected")
+                elsewhere[name] = home
+                continue
             if game_name not in session.games:
                 raise BotUnavailableError(f"bot {name!r} does not play {game_name}")
             if session.free_slots < wanted:
@@ -164,7 +176,12 @@ class MatchManager:
         seed = secrets.randbits(63) if seed is None else seed
         # Validate the set-up before any seat is taken.
         game.initial_state(len(bots), seed, options or {}, deck)
-        seats = [self.hub.seat_for(name, match_id, tc.grace_seconds) for name in bots]
+        seats: list[RemoteSeat | RelaySeat] = []
+        for name in bots:
+            if name in elsewhere and self.relay is not None:
+                seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, game_name))
+            else:
+                seats.append(self.hub.seat_for(name, match_id, tc.grace_seconds))
         setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
         match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
         task = asyncio.get_running_loop().create_task(self._run(match), name=f"match-{match_id}")

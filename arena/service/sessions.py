@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
@@ -37,11 +37,18 @@ MAX_MISSED_ENDS = 1000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Relayed:
+    """A message for the bot already encoded for the wire by the node refereeing its match."""
+
+    payload: bytes
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class KeepAlive:
     """Nothing was sent for a while: tell the bot the stream is alive."""
 
 
-Outgoing = MatchStart | DecisionRequest | Rejection | MatchEnd | ProtocolError | KeepAlive
+Outgoing = MatchStart | DecisionRequest | Rejection | MatchEnd | ProtocolError | KeepAlive | Relayed
 
 
 class TooManyErrorsError(Exception):
@@ -131,6 +138,10 @@ class RemoteSeat:
         self.session.send(end)
         self.release()
 
+    def is_stale(self) -> bool:
+        """Whether the match this seat is in can no longer be running (never, for a local seat)."""
+        return False
+
     def release(self) -> None:
         """Drop this seat from its session (the match is over or was never started)."""
         if self._grace_timer is not None:
@@ -187,7 +198,7 @@ class BotSession:
         self.capacity = 1
         self.seats: dict[str, RemoteSeat] = {}
         self.last_close_reason = ""
-        self.missed_ends: list[MatchEnd] = []
+        self.missed_ends: list[Outgoing] = []
         """Matches that ended while the bot was away, told at its next connection."""
 
     def send(self, message: Outgoing) -> None:
@@ -197,7 +208,10 @@ class BotSession:
 
     @property
     def free_slots(self) -> int:
-        """How many more matches the bot said it will play at once."""
+        """How many more matches the bot said it will play at once (stale seats are dropped first)."""
+        for match_id, seat in list(self.seats.items()):
+            if seat.is_stale():
+                del self.seats[match_id]
         return self.capacity - len(self.seats) if self.connection is not None else 0
 
     def on_action(self, connection: Connection, match_id: str, sequence: int, action: str) -> None:
@@ -231,6 +245,9 @@ class SessionHub:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self.sessions: dict[str, BotSession] = {}
+        self.on_connect: Callable[[str], object] | None = None
+        self.on_disconnect: Callable[[str], object] | None = None
+        """Told (by name) when a bot connects or its live connection ends (e.g. to keep a directory)."""
 
     def connect(self, name: str, games: Iterable[str], capacity: int) -> Connection:
         """A bot said hello: attach a new connection, replacing any older one, and resync its matches."""
@@ -248,6 +265,8 @@ class SessionHub:
         session.missed_ends.clear()
         for seat in list(session.seats.values()):
             seat.resync()
+        if self.on_connect is not None:
+            self.on_connect(name)
         return connection
 
     def disconnect(self, connection: Connection) -> None:
@@ -259,6 +278,8 @@ class SessionHub:
             session.connection = None
             for seat in list(session.seats.values()):
                 seat.connection_lost()
+            if self.on_disconnect is not None:
+                self.on_disconnect(session.name)
 
     def connected(self) -> list[BotSession]:
         """Sessions with a live connection."""

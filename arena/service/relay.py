@@ -1,0 +1,348 @@
+"""Matches across nodes: a node referees a match whose bots are connected to other nodes.
+
+Each node has an inbox, a Redis stream ``arena:relay:{node}``. The refereeing node (the *origin*)
+holds a :class:`RelaySeat` for each seat whose bot is elsewhere; it sends that bot's *home* node
+the match start, each request, rejections and the end, already encoded for the wire. The home
+node holds a :class:`ProxySeat` in the bot's session, which delivers them to the bot like any
+local seat, and sends back the bot's answers, its presence (disconnected / back) and, past the
+grace period, that it is gone. Where each bot is connected is kept in Redis by its home node
+(``arena:botat:{bot}``, refreshed with the node's heartbeat, expiring when the node dies).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from arena.referee.clock import Clock
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
+from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
+from arena.store.redis_stores import key
+
+log = logging.getLogger(__name__)
+
+Encoder = Callable[[Outgoing], bytes]
+"""Turns a message for a bot into its wire bytes (the gRPC layer's converter, injected)."""
+
+INBOX_LENGTH = 100_000
+PRESENCE_SECONDS = 15
+STALE_SECONDS = 120.0
+"""A cross-node seat whose referee has said nothing this long is dropped (its node died)."""
+FOLLOW_SECONDS = 0.5
+"""How often a pending cross-node request checks where its bot is."""
+
+_FORGET_IF_MINE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class BotDirectory:
+    """Which node each connected bot is on."""
+
+    def __init__(self, client: aioredis.Redis, node_id: str) -> None:
+        self.r = client
+        self.node_id = node_id
+        self._forget = client.register_script(_FORGET_IF_MINE)
+
+    async def here(self, bots: Iterable[str]) -> None:
+        """These bots are connected to this node (refreshes their entries)."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            for bot in bots:
+                pipe.set(key("botat", bot), self.node_id, ex=PRESENCE_SECONDS)
+            await pipe.execute()
+
+    async def gone(self, bot: str) -> None:
+        """The bot left this node (unless it is already on another)."""
+        await self._forget(keys=[key("botat", bot)], args=[self.node_id])
+
+    async def where(self, bot: str) -> str | None:
+        """The node the bot is connected to, if any."""
+        node = await self.r.get(key("botat", bot))
+        return None if node is None else _text(node)
+
+
+class Relay:
+    """This node's inbox and its side of every cross-node seat."""
+
+    def __init__(self, client: aioredis.Redis, node_id: str, hub: SessionHub, clock: Clock, encode: Encoder) -> None:
+        self.r = client
+        self.node_id = node_id
+        self.hub = hub
+        self.clock = clock
+        self.encode = encode
+        self.directory = BotDirectory(client, node_id)
+        self.origin_seats: dict[tuple[str, str], RelaySeat] = {}
+        """Seats this node referees whose bots are elsewhere, by (match, bot)."""
+        self.pending_sends: set[asyncio.Task[None]] = set()
+
+    # -- sending ------------------------------------------------------------------------------
+
+    def send(self, node: str, message: dict[str, str]) -> None:
+        """Post to a node's inbox (in the background: callers are synchronous)."""
+        self.send_soon(self._send(node, message))
+
+    def send_soon(self, work: Awaitable[None]) -> None:
+        """Run a Redis write in the background, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self.pending_sends.add(task)
+        task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self.pending_sends.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("a relay write failed: %s", task.exception())
+
+    async def _send(self, node: str, message: dict[str, str]) -> None:
+        try:
+            await self.r.xadd(key("relay", node), message, maxlen=INBOX_LENGTH, approximate=True)  # type: ignore[arg-type]
+        except (RedisError, OSError) as error:
+            log.warning("relay to %s failed: %s", node, error)
+
+    async def locate(self, bot: str) -> str | None:
+        """The live node the bot is connected to, if any (a dead node's entry is ignored)."""
+        home = await self.directory.where(bot)
+        if home is None or not await self.r.exists(key("node", home)):
+            return None
+        return home
+
+    def payload(self, message: Outgoing) -> str:
+        """A message for a bot, encoded for the wire and for a stream field."""
+        return base64.b64encode(self.encode(message)).decode()
+
+    # -- receiving ----------------------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Read this node's inbox until ``stop``."""
+        last = "$"
+        inbox = key("relay", self.node_id)
+        while not stop.is_set():
+            try:
+                reply = await self.r.xread({inbox: last}, count=500, block=200)
+            except (RedisError, OSError) as error:
+                log.warning("relay inbox unavailable: %s", error)
+                await asyncio.sleep(0.5)
+                continue
+            streams: list[Any] = list(reply or [])  # RESP2: [[stream, [[id, fields], ...]]]
+            for _stream, entries in streams:
+                for entry_id, fields in entries:
+                    last = _text(entry_id)
+                    try:
+                        self.handle({_text(k): _text(v) for k, v in fields.items()})
+                    except Exception:
+                        log.exception("bad relay message %s", last)
+
+    def handle(self, message: dict[str, str]) -> None:
+        """One message from another node."""
+        kind, match_id, bot = message.get("t", ""), message.get("match", ""), message.get("bot", "")
+        if kind in ("answer", "presence", "gone"):
+            seat = self.origin_seats.get((match_id, bot))
+            if seat is not None:
+                seat.on_home_message(kind, message)
+            return
+        session = self.hub.sessions.get(bot)
+        if session is None:
+            if kind == "start":
+                self.send(message["origin"], {"t": "gone", "match": match_id, "bot": bot})
+            return
+        proxy = session.seats.get(match_id)
+        if kind == "start":
+            if not isinstance(proxy, ProxySeat):
+                proxy = ProxySeat(session, match_id, self.clock, float(message["grace"]), self, message["origin"])
+                session.seats[match_id] = proxy
+            proxy.on_start(message["payload"])
+        elif isinstance(proxy, ProxySeat):
+            proxy.on_origin_message(kind, message)
+
+
+class RelaySeat:
+    """The referee's ``SeatClient`` for a bot connected to another node."""
+
+    def __init__(self, relay: Relay, home: str, bot: str, match_id: str, game: str) -> None:
+        self.relay = relay
+        self.home = home
+        self.bot = bot
+        self.match_id = match_id
+        self.game = game
+        self.connected = True
+        self.gone = False
+        self.pending: tuple[int, asyncio.Future[str]] | None = None
+        self.grace = 10.0
+        self.start: MatchStart | None = None
+        self.follower: asyncio.Task[None] | None = None
+        relay.origin_seats[(match_id, bot)] = self
+
+    @property
+    def is_connected(self) -> bool:
+        """As the bot's home node last said."""
+        return self.connected
+
+    def _post(self, kind: str, message: Outgoing, **extra: str) -> None:
+        fields = {"t": kind, "match": self.match_id, "bot": self.bot, "origin": self.relay.node_id}
+        self.relay.send(self.home, fields | {"payload": self.relay.payload(message)} | extra)
+
+    async def match_started(self, start: MatchStart) -> None:
+        """Tell the home node to seat the bot."""
+        self.grace = start.time_control.grace_seconds
+        self.start = start
+        self._post("start", start, grace=str(self.grace))
+
+    def decide(self, request: DecisionRequest) -> asyncio.Future[str]:
+        """Send the request through the home node; the future resolves with the bot's answer."""
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        if self.gone:
+            future.set_exception(SeatGoneError(f"bot {self.bot} left match {self.match_id}"))
+            return future
+        self.pending = (request.sequence, future)
+        self._post("request", request, seq=str(request.sequence))
+        self.follower = asyncio.ensure_future(self._follow(request, future))
+        future.add_done_callback(lambda _: self.follower.cancel() if self.follower else None)
+        return future
+
+    async def _follow(self, request: DecisionRequest, future: asyncio.Future[str]) -> None:
+        """While the request is pending, follow the bot: if it reconnects to another node, seat it
+        there and ask again; if it is on no live node past the grace period, it is gone."""
+        away_since: float | None = None
+        while not future.done():
+            await asyncio.sleep(FOLLOW_SECONDS)
+            try:
+                home = await self.relay.locate(self.bot)
+            except (RedisError, OSError):
+                continue
+            now = self.relay.clock.now()
+            if home is None:
+                self.connected = False
+                away_since = now if away_since is None else away_since
+                if now - away_since >= self.grace and not future.done():
+                    self.gone = True
+                    future.set_exception(SeatGoneError(f"bot {self.bot} is on no node of the arena"))
+                continue
+            self.connected, away_since = True, None
+            if home != self.home:
+                log.info("bot %s of match %s moved from %s to %s", self.bot, self.match_id, self.home, home)
+                self.home = home
+                if self.start is not None:
+                    self._post("start", self.start, grace=str(self.grace))
+                self._post("request", request, seq=str(request.sequence))
+
+    async def rejected(self, rejection: Rejection) -> None:
+        """Pass a rejection on."""
+        self._post("push", rejection)
+
+    async def match_ended(self, end: MatchEnd) -> None:
+        """Pass the end on and forget the seat."""
+        self._post("end", end)
+        self.release()
+
+    def release(self) -> None:
+        """The match is over here."""
+        self.relay.origin_seats.pop((self.match_id, self.bot), None)
+
+    def on_home_message(self, kind: str, message: dict[str, str]) -> None:
+        """An answer, a presence change or the bot's departure, from its home node."""
+        if kind == "answer":
+            if self.pending is not None and str(self.pending[0]) == message.get("seq"):
+                future = self.pending[1]
+                self.pending = None
+                if not future.done():
+                    future.set_result(message.get("text", ""))
+        elif kind == "presence":
+            self.connected = message.get("connected") == "1"
+        elif kind == "gone":
+            self.gone = True
+            if self.pending is not None and not self.pending[1].done():
+                self.pending[1].set_exception(SeatGoneError(f"bot {self.bot} is gone from match {self.match_id}"))
+
+
+class ProxySeat(RemoteSeat):
+    """A seat in a bot's session for a match refereed on another node."""
+
+    def __init__(
+        self, session: BotSession, match_id: str, clock: Clock, grace_seconds: float, relay: Relay, origin: str
+    ) -> None:
+        super().__init__(session, match_id, clock, grace_seconds)
+        self.relay = relay
+        self.origin = origin
+        self.start_payload = ""
+        self.request_payload = ""
+        self.request_sequence = 0
+        self.heard = clock.now()
+
+    def is_stale(self) -> bool:
+        """The origin has said nothing for a long while: it died, and its match runs elsewhere."""
+        return self.clock.now() - self.heard > STALE_SECONDS
+
+    def _deliver(self, payload: str) -> None:
+        self.session.send(Relayed(base64.b64decode(payload)))
+
+    def on_start(self, payload: str) -> None:
+        """The origin seated the bot."""
+        self.heard = self.clock.now()
+        self.start_payload = payload
+        self._deliver(payload)
+
+    def on_origin_message(self, kind: str, message: dict[str, str]) -> None:
+        """A request, a rejection or the end, from the origin."""
+        self.heard = self.clock.now()
+        payload = message.get("payload", "")
+        if kind == "request":
+            self.request_sequence = int(message.get("seq", "0"))
+            self.request_payload = payload
+            self._deliver(payload)
+        elif kind == "push":
+            self._deliver(payload)
+        elif kind == "end":
+            if self.session.connection is None:
+                self.session.missed_ends.append(Relayed(base64.b64decode(payload)))
+            self._deliver(payload)
+            self.release()
+
+    def answer(self, sequence: int, action: str) -> str | None:
+        """The bot answered: forward it to the origin."""
+        if sequence != self.request_sequence or not self.request_payload:
+            return f"stale sequence {sequence} in match {self.match_id}: the current request is {self.request_sequence}"
+        self.request_payload = ""
+        self.relay.send(
+            self.origin,
+            {"t": "answer", "match": self.match_id, "bot": self.session.name, "seq": str(sequence), "text": action},
+        )
+        return None
+
+    def connection_lost(self) -> None:
+        """Tell the origin, and start the grace period."""
+        self.relay.send(
+            self.origin, {"t": "presence", "match": self.match_id, "bot": self.session.name, "connected": "0"}
+        )
+        super().connection_lost()
+
+    def resync(self) -> None:
+        """A new connection: tell the origin and resend the start and the pending request."""
+        if self._grace_timer is not None:
+            self._grace_timer.cancel()
+            self._grace_timer = None
+        if self.gone:
+            return
+        self.relay.send(
+            self.origin, {"t": "presence", "match": self.match_id, "bot": self.session.name, "connected": "1"}
+        )
+        if self.start_payload:
+            self._deliver(self.start_payload)
+        if self.request_payload:
+            self._deliver(self.request_payload)
+
+    async def _expire(self) -> None:
+        await self.clock.sleep(self.grace_seconds)
+        if self.session.connection is not None:
+            return
+        self.gone = True
+        self.relay.send(self.origin, {"t": "gone", "match": self.match_id, "bot": self.session.name})

@@ -1,0 +1,79 @@
+"""Matches across nodes: bots connected to different nodes of one arena (one Redis 7) share a table;
+the node refereeing the match reaches the others' bots through their nodes."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import grpc
+
+from arena.admin import create_league, register_bot
+from arena.league.schedule import LeagueSpec, schedule_league
+from arena.store.embedded import EmbeddedRedis, free_port
+from arena.store.leagues import LeagueStore
+from arena.store.redis_stores import connect
+from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
+from arena.wire import record as wire_record
+from tests.grpc.harness import start_node
+
+
+async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    ports = [free_port(), free_port()]
+    addresses = [f"127.0.0.1:{port}" for port in ports]
+    nodes = [start_node(redis7.url, f"node-{i}", port, tmp_path / f"n{i}") for i, port in enumerate(ports)]
+    bots: list[subprocess.Popen[bytes]] = []
+    client = connect(redis7.url)
+    try:
+        # x and z on node 0, y on node 1: no node holds every bot.
+        homes = {"x": 0, "y": 1, "z": 0}
+        for name, home in homes.items():
+            token = await asyncio.to_thread(register_bot, addresses[0], name, None)
+            command = [sys.executable, "-m", "arena_bot", "random", "--token", token, "--concurrency", "4"]
+            with (tmp_path / f"{name}.log").open("wb") as log:
+                bots.append(
+                    subprocess.Popen([*command, "--server", addresses[home]], stdout=subprocess.DEVNULL, stderr=log)  # noqa: ASYNC220
+                )
+        # The bots connect, and their nodes record where they are.
+        for _ in range(300):
+            if await client.exists(*(f"arena:botat:{name}" for name in homes)) == len(homes):
+                break
+            await asyncio.sleep(0.05)
+        async with grpc.aio.insecure_channel(addresses[0]) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            started = await stub.StartMatch(match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y", "z"], seed=4))
+            for _ in range(300):
+                try:
+                    response = await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))
+                    break
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.1)
+            record = response.record
+        assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
+        assert not record.rejections
+        wire_record.check_record(record)
+        # A league whose matches any node may claim: every match has its result, exactly once.
+        league = await asyncio.to_thread(
+            create_league, addresses[1], None, bots=list(homes), players=2, games=8, seed=2, decision_seconds=5.0
+        )
+        store = LeagueStore(client)
+        for _ in range(1200):
+            if (await store.progress(league.league_id))[1] == league.progress.total:
+                break
+            await asyncio.sleep(0.1)
+        results = await store.results(league.league_id)
+        spec = LeagueSpec(league.league_id, "5211", 2, tuple(homes), games_per_pairing=8, seed=2)
+        assert Counter(r["match_id"] for r in results) == Counter(m.match_id for m in schedule_league(spec))
+        assert all(r["termination"] == "normal" for r in results), [r for r in results if r["termination"] != "normal"]
+    finally:
+        await client.aclose()
+        for process in [*bots, *nodes]:
+            process.terminate()
+        for process in [*bots, *nodes]:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
