@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import os
 import random
 import subprocess
 import sys
@@ -135,7 +136,7 @@ def counter_total(text: str, name: str) -> float:
 
 async def _register(address: str, count: int, admin_token: str | None) -> list[tuple[str, str]]:
     metadata = (("authorization", f"Bearer {admin_token}"),) if admin_token else ()
-    stamp = f"{int(time.time()) % 100000:05d}"
+    stamp = f"{os.getpid()}-{int(time.time()) % 100000:05d}"
     async with grpc.aio.insecure_channel(address) as channel:
         stub = registry_pb2_grpc.RegistryServiceStub(channel)
         names = [f"load{stamp}-{i:05d}" for i in range(count)]
