@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from google.protobuf.duration_pb2 import Duration
-from google.protobuf.timestamp_pb2 import Timestamp
-
 from arena import wire
 from arena.games.base import Outcome
 from arena.league.elo import INITIAL_RATING
@@ -30,23 +27,9 @@ FAULTS = {
 }
 
 
-def duration(seconds: float) -> Duration:
-    """Seconds as a protobuf Duration."""
-    value = Duration()
-    value.FromNanoseconds(round(seconds * 1e9))
-    return value
-
-
-def timestamp(unix_seconds: float) -> Timestamp:
-    """A Unix time as a protobuf Timestamp."""
-    value = Timestamp()
-    value.FromNanoseconds(round(unix_seconds * 1e9))
-    return value
-
-
-def seconds(value: Duration) -> float:
-    """A protobuf Duration in seconds."""
-    return float(value.ToNanoseconds()) / 1e9
+duration = wire_common.duration_to_proto
+timestamp = wire_common.timestamp_to_proto
+seconds = wire_common.duration_from_proto
 
 
 def time_control_to_proto(tc: TimeControl) -> common_pb2.TimeControl:

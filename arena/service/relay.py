@@ -325,13 +325,8 @@ class ProxySeat(RemoteSeat):
         )
         super().connection_lost()
 
-    def resync(self) -> None:
-        """A new connection: tell the origin and resend the start and the pending request."""
-        if self._grace_timer is not None:
-            self._grace_timer.cancel()
-            self._grace_timer = None
-        if self.gone:
-            return
+    def _resend(self) -> None:
+        """A new connection: tell the origin, and resend the start and the pending request."""
         self.relay.send(
             self.origin, {"t": "presence", "match": self.match_id, "bot": self.session.name, "connected": "1"}
         )

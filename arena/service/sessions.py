@@ -170,8 +170,10 @@ class RemoteSeat:
         if self._grace_timer is not None:
             self._grace_timer.cancel()
             self._grace_timer = None
-        if self.gone:
-            return
+        if not self.gone:
+            self._resend()
+
+    def _resend(self) -> None:
         if self.start is not None:
             self.session.send(self.start)
         if self.pending is not None:
