@@ -1,4 +1,4 @@
-"""Matches across nodes: bots connected to different nodes of one arena (one Redis 7) share a table;
+"""Matches across nodes: bots connected to the three different nodes of one arena (one Redis 7) share a table;
 the node refereeing the match reaches the others' bots through their nodes."""
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from tests.grpc.harness import start_node
 
 
 async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: EmbeddedRedis, tmp_path: Path) -> None:
-    ports = [free_port(), free_port()]
+    ports = [free_port(), free_port(), free_port()]
     addresses = [f"127.0.0.1:{port}" for port in ports]
     nodes = [start_node(redis7.url, f"node-{i}", port, tmp_path / f"n{i}") for i, port in enumerate(ports)]
     bots: list[subprocess.Popen[bytes]] = []
     client = connect(redis7.url)
     try:
-        # x and z on node 0, y on node 1: no node holds every bot.
-        homes = {"x": 0, "y": 1, "z": 0}
+        # One bot on each of three nodes: no node holds two bots of any match.
+        homes = {"x": 0, "y": 1, "z": 2}
         for name, home in homes.items():
             token = await asyncio.to_thread(register_bot, addresses[0], name, None)
             command = [sys.executable, "-m", "arena_bot", "random", "--token", token, "--concurrency", "4"]

@@ -85,12 +85,36 @@ class Relay:
         self.origin_seats: dict[tuple[str, str], RelaySeat] = {}
         """Seats this node referees whose bots are elsewhere, by (match, bot)."""
         self.pending_sends: set[asyncio.Task[None]] = set()
+        self.outboxes: dict[str, asyncio.Queue[dict[str, str]]] = {}
+        self.senders: dict[str, asyncio.Task[None]] = {}
 
     # -- sending ------------------------------------------------------------------------------
 
     def send(self, node: str, message: dict[str, str]) -> None:
-        """Post to a node's inbox (in the background: callers are synchronous)."""
-        self.send_soon(self._send(node, message))
+        """Post to a node's inbox. Messages to one node keep their order (a start before its
+        requests): one sender per destination drains them, batched in a pipeline."""
+        queue = self.outboxes.get(node)
+        if queue is None:
+            queue = self.outboxes[node] = asyncio.Queue()
+            self.senders[node] = asyncio.ensure_future(self._drain(node, queue))
+        queue.put_nowait(message)
+
+    async def _drain(self, node: str, queue: asyncio.Queue[dict[str, str]]) -> None:
+        inbox = key("relay", node)
+        while True:
+            batch = [await queue.get()]
+            while not queue.empty() and len(batch) < 500:
+                batch.append(queue.get_nowait())
+            for attempt in range(20):
+                try:
+                    async with self.r.pipeline(transaction=False) as pipe:
+                        for message in batch:
+                            pipe.xadd(inbox, message, maxlen=INBOX_LENGTH, approximate=True)  # type: ignore[arg-type]
+                        await pipe.execute()
+                    break
+                except (RedisError, OSError) as error:
+                    log.warning("relay to %s failed (%s); retrying", node, error)
+                    await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
 
     def send_soon(self, work: Awaitable[None]) -> None:
         """Run a Redis write in the background, keeping a reference until it is done."""
@@ -102,12 +126,6 @@ class Relay:
         self.pending_sends.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("a relay write failed: %s", task.exception())
-
-    async def _send(self, node: str, message: dict[str, str]) -> None:
-        try:
-            await self.r.xadd(key("relay", node), message, maxlen=INBOX_LENGTH, approximate=True)  # type: ignore[arg-type]
-        except (RedisError, OSError) as error:
-            log.warning("relay to %s failed: %s", node, error)
 
     async def locate(self, bot: str) -> str | None:
         """The live node the bot is connected to, if any (a dead node's entry is ignored)."""
