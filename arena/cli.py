@@ -37,6 +37,7 @@ def _conformance(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from arena import logs
     from arena.grpc.server import TlsFiles
+    from arena.launch import READY
     from arena.server import ServeConfig, serve
 
     logs.configure(args.log_level, json_format=args.log_format == "json")
@@ -58,7 +59,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     def ready(node: object) -> None:
         port = getattr(node, "port", "?")
-        print(f"arena serving on {args.address.rsplit(':', 1)[0]}:{port}", flush=True)
+        print(f"{READY}{args.address.rsplit(':', 1)[0]}:{port}", flush=True)
 
     asyncio.run(serve(config, ready))
     return 0

@@ -28,6 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from arena.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.wire.common import duration_to_proto
@@ -79,23 +80,10 @@ class LoadResult:
 def local_arena(data_dir: Path) -> Iterator[tuple[str, str, subprocess.Popen[str]]]:
     """An ``arena serve`` process with open registration; yields (address, metrics URL, process)."""
     metrics_port = free_port()
-    command = [sys.executable, "-m", "arena.cli", "serve", "--address", "127.0.0.1:0", "--open-registration"]
-    command += ["--data-dir", str(data_dir), "--metrics-address", f"127.0.0.1:{metrics_port}"]
-    command += ["--log-level", "warning", "--shutdown-grace", "2"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline().strip()
-        if not line.startswith("arena serving on "):
-            raise RuntimeError(f"the arena did not start: {line!r}")
-        yield line.removeprefix("arena serving on "), f"http://127.0.0.1:{metrics_port}/metrics", process
-    finally:
-        process.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    args = ["--address", "127.0.0.1:0", "--open-registration", "--data-dir", str(data_dir)]
+    args += ["--metrics-address", f"127.0.0.1:{metrics_port}", "--log-level", "warning", "--shutdown-grace", "2"]
+    with serving(args) as (process, address):
+        yield address, f"http://127.0.0.1:{metrics_port}/metrics", process
 
 
 def histogram_quantiles(text: str, name: str, quantiles: tuple[float, ...]) -> list[float | None]:

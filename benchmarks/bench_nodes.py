@@ -17,18 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena.launch import start_serve, stop
 from arena.store.embedded import EmbeddedRedis, free_port
 
 
 def node(redis_url: str, port: int, node_id: str, data: Path) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{port}", "--redis", redis_url]
-    command += ["--node-id", node_id, "--open-registration", "--data-dir", str(data), "--metrics-address", ""]
-    command += ["--log-level", "warning"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert process.stdout is not None
-    if not process.stdout.readline().startswith("arena serving on"):
-        raise RuntimeError("a node did not start")
-    return process
+    args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id]
+    args += ["--open-registration", "--data-dir", str(data), "--metrics-address", "", "--log-level", "warning"]
+    return start_serve(args)[0]
 
 
 def run(nodes: int, matches: int, folder: Path) -> tuple[float, float, float]:
@@ -73,9 +69,7 @@ def run(nodes: int, matches: int, folder: Path) -> tuple[float, float, float]:
             return total / elapsed, decisions / elapsed, errors
         finally:
             for server in servers:
-                server.terminate()
-            for server in servers:
-                server.wait(30)
+                stop(server)
 
 
 def main() -> int:

@@ -39,6 +39,7 @@ import pytest
 import yaml
 
 from arena.cli import build_parser
+from arena.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import league_pb2, league_pb2_grpc
 
@@ -550,22 +551,10 @@ def test_the_plain_kubernetes_scrape_config_keeps_the_metrics_port(k8s: list[dic
 def node(tmp_path: Path) -> Iterator[str]:
     """A real `arena serve` (embedded Redis) on a free port; its address."""
     port = free_port()
-    env = {**os.environ, "ARENA_ADMIN_TOKEN": "deploy-test-token"}
-    command = [sys.executable, "-m", "arena.cli", SERVE, "--address", f"127.0.0.1:{port}"]
-    command += ["--data-dir", str(tmp_path / "node"), "--metrics-address", "", "--shutdown-grace", "0.5"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("arena serving on"), line + (process.stderr.read() if process.stderr else "")
+    args = ["--address", f"127.0.0.1:{port}", "--data-dir", str(tmp_path / "node")]
+    args += ["--metrics-address", "", "--shutdown-grace", "0.5"]
+    with serving(args, log=tmp_path / "node.log", env={"ARENA_ADMIN_TOKEN": "deploy-test-token"}):
         yield f"127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
 
 
 def healthcheck(address: str) -> subprocess.CompletedProcess[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import grpc
 
 from arena.admin import register_bot
+from arena.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from tests.grpc.rawbot import RawBot
@@ -20,31 +20,10 @@ from tests.grpc.rawbot import RawBot
 
 @contextmanager
 def arena_process(data_dir: Path, port: int) -> Iterator[subprocess.Popen[str]]:
-    command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{port}"]
-    command += [
-        "--data-dir",
-        str(data_dir),
-        "--log-format",
-        "text",
-        "--shutdown-grace",
-        "0.5",
-        "--metrics-address",
-        f"127.0.0.1:{free_port()}",
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("arena serving on"), line + (process.stderr.read() if process.stderr else "")
+    args = ["--address", f"127.0.0.1:{port}", "--data-dir", str(data_dir), "--log-format", "text"]
+    args += ["--shutdown-grace", "0.5", "--metrics-address", f"127.0.0.1:{free_port()}"]
+    with serving(args, log=data_dir.parent / f"serve-{port}.log") as (process, _):
         yield process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
 
 
 async def test_sigterm_aborts_running_matches_and_a_restart_keeps_everything(tmp_path: Path) -> None:

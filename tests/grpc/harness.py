@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import grpc
 import pytest
 
 from arena.grpc.server import GrpcServer, start_server
+from arena.launch import start_serve
 from arena.node import ArenaNode
 from arena.referee.timecontrol import TimeControl
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
@@ -96,11 +96,8 @@ async def eventually(predicate: Callable[[], object], seconds: float = 10.0) -> 
 
 
 def start_node(redis_url: str, node_id: str, port: int, data: Path) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{port}", "--redis", redis_url]
-    command += ["--node-id", node_id, "--lease-seconds", "1", "--open-registration", "--data-dir", str(data)]
-    command += ["--metrics-address", "", "--log-format", "text", "--log-level", "warning"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    assert line.startswith("arena serving on"), line
-    return process
+    """An ``arena serve`` node on an external Redis, with a 1 s lease (the caller stops it)."""
+    args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id, "--lease-seconds", "1"]
+    args += ["--open-registration", "--data-dir", str(data), "--metrics-address", ""]
+    args += ["--log-format", "text", "--log-level", "warning"]
+    return start_serve(args)[0]
