@@ -14,12 +14,10 @@ from collections.abc import Mapping, Sequence
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
+from arena.store.redis_stores import text
+
 Entry = tuple[str, dict[str, str]]
 """A stream entry: its id and its fields."""
-
-
-def _decode(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _entries(raw: object) -> list[Entry]:
@@ -27,7 +25,7 @@ def _entries(raw: object) -> list[Entry]:
     for entry_id, fields in raw or []:  # type: ignore[attr-defined]
         if fields is None:  # deleted while pending
             continue
-        result.append((_decode(entry_id), {_decode(k): _decode(v) for k, v in fields.items()}))
+        result.append((text(entry_id), {text(k): text(v) for k, v in fields.items()}))
     return result
 
 
@@ -58,7 +56,7 @@ class MatchQueue:
             for item in items:
                 pipe.xadd(self.stream, dict(item))  # type: ignore[arg-type]
             ids = await pipe.execute()
-        return [_decode(i) for i in ids]
+        return [text(i) for i in ids]
 
     async def read_new(self, consumer: str, count: int, block_ms: int) -> list[Entry]:
         """Up to ``count`` entries no worker has seen, waiting up to ``block_ms`` for one."""
@@ -100,6 +98,6 @@ class MatchQueue:
         oldest = await self.r.xrange(self.stream, count=1)
         age = 0.0
         if oldest:
-            millis = int(_decode(oldest[0][0]).split("-")[0])
+            millis = int(text(oldest[0][0]).split("-")[0])
             age = max(0.0, time.time() - millis / 1000)
         return length, pending, age

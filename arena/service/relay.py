@@ -23,7 +23,7 @@ from redis.exceptions import RedisError
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
-from arena.store.redis_stores import key
+from arena.store.redis_stores import key, text
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +41,6 @@ _FORGET_IF_MINE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class BotDirectory:
@@ -69,7 +65,7 @@ class BotDirectory:
     async def where(self, bot: str) -> str | None:
         """The node the bot is connected to, if any."""
         node = await self.r.get(key("botat", bot))
-        return None if node is None else _text(node)
+        return None if node is None else text(node)
 
 
 class Relay:
@@ -154,9 +150,9 @@ class Relay:
             streams: list[Any] = list(reply or [])  # RESP2: [[stream, [[id, fields], ...]]]
             for _stream, entries in streams:
                 for entry_id, fields in entries:
-                    last = _text(entry_id)
+                    last = text(entry_id)
                     try:
-                        self.handle({_text(k): _text(v) for k, v in fields.items()})
+                        self.handle({text(k): text(v) for k, v in fields.items()})
                     except Exception:
                         log.exception("bad relay message %s", last)
 

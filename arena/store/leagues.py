@@ -20,7 +20,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
-from arena.store.redis_stores import key
+from arena.store.redis_stores import key, text
 
 # Store a result only if none is stored yet; then list it and clear it from the running set.
 _RECORD_RESULT = """
@@ -32,10 +32,6 @@ end
 redis.call('SREM', KEYS[3], ARGV[2])
 return 0
 """
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class LeagueStore:
@@ -67,7 +63,7 @@ class LeagueStore:
 
     async def league_ids(self, limit: int = 100) -> list[str]:
         """The most recent leagues, newest first."""
-        return [_text(i) for i in await self.r.zrevrange(key("leagues"), 0, limit - 1)]
+        return [text(i) for i in await self.r.zrevrange(key("leagues"), 0, limit - 1)]
 
     async def match(self, league_id: str, match_id: str) -> dict[str, Any] | None:
         """One scheduled match."""
@@ -100,7 +96,7 @@ class LeagueStore:
 
     async def results(self, league_id: str) -> list[dict[str, Any]]:
         """Every stored result, in the order they arrived."""
-        ids = [_text(i) for i in await self.r.lrange(key("league", f"{league_id}:results"), 0, -1)]
+        ids = [text(i) for i in await self.r.lrange(key("league", f"{league_id}:results"), 0, -1)]
         results: list[dict[str, Any]] = []
         for start in range(0, len(ids), 1000):
             chunk = ids[start : start + 1000]
@@ -126,7 +122,7 @@ class LeagueStore:
             async with self.r.pipeline(transaction=True) as pipe:
                 try:
                     await pipe.watch(elo_key)
-                    current = {_text(k): float(v) for k, v in (await pipe.hgetall(elo_key)).items()}
+                    current = {text(k): float(v) for k, v in (await pipe.hgetall(elo_key)).items()}
                     new = update(current)
                     pipe.multi()  # type: ignore[no-untyped-call]
                     if new:
@@ -140,4 +136,4 @@ class LeagueStore:
     async def elo(self, league_id: str) -> dict[str, float]:
         """The live ratings."""
         raw = await self.r.hgetall(key("league", f"{league_id}:elo"))
-        return {_text(k): float(v) for k, v in raw.items()}
+        return {text(k): float(v) for k, v in raw.items()}

@@ -15,13 +15,9 @@ from collections.abc import Callable, Mapping
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from arena.store.redis_stores import key
+from arena.store.redis_stores import key, text
 
 log = logging.getLogger(__name__)
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class NodeRegistry:
@@ -69,5 +65,5 @@ class NodeRegistry:
         async for name in self.r.scan_iter(match=key("node", "*"), count=1000):
             values = await self.r.hgetall(name)
             if values:
-                found.append({_text(k): _text(v) for k, v in values.items()})
+                found.append({text(k): text(v) for k, v in values.items()})
         return sorted(found, key=lambda node: node.get("node_id", ""))

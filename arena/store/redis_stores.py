@@ -38,7 +38,7 @@ class RedisTokenStore:
     async def name_for(self, token_hash: str) -> str | None:
         """The bot holding this token hash."""
         name = await self._r.get(key("token", token_hash))
-        return None if name is None else _text(name)
+        return None if name is None else text(name)
 
     async def names(self) -> list[str]:
         """Every registered bot."""
@@ -70,9 +70,10 @@ class RedisRecordStore:
         ids = await self._r.zrevrange(key("records"), 0, max(0, limit - 1))
         if not ids:
             return []
-        values = await self._r.mget([key("record", _text(i)) for i in ids])
+        values = await self._r.mget([key("record", text(i)) for i in ids])
         return [MatchRecord.from_dict(json.loads(v)) for v in values if v]
 
 
-def _text(value: object) -> str:
+def text(value: object) -> str:
+    """A Redis reply value (bytes) as text."""
     return value.decode() if isinstance(value, bytes) else str(value)
