@@ -37,7 +37,9 @@ class _Held:
     league_id: str
     match_id: str
     since: float
-    deal_id: str | None = None
+    spec: dict[str, Any] | None = None
+    """The scheduled match and its league's spec, read once when the entry is first looked at."""
+    league: dict[str, Any] | None = None
     task: asyncio.Task[None] | None = None
 
 
@@ -132,13 +134,15 @@ class RefereeWorker:
 
     async def _start_waiting(self) -> None:
         for held in self._waiting():
-            spec = await self.leagues.match(held.league_id, held.match_id)
-            if spec is None or await self.leagues.has_result(held.league_id, held.match_id):
-                # Unknown, or it ran before and its result is stored: nothing to do.
-                await self.queue.ack([held.entry_id])
-                del self.held[held.entry_id]
-                continue
-            league = await self.leagues.spec(held.league_id) or {}
+            if held.spec is None:
+                spec = await self.leagues.match(held.league_id, held.match_id)
+                if spec is None or await self.leagues.has_result(held.league_id, held.match_id):
+                    # Unknown, or it ran before and its result is stored: nothing to do.
+                    await self.queue.ack([held.entry_id])
+                    del self.held[held.entry_id]
+                    continue
+                held.spec, held.league = spec, await self.leagues.spec(held.league_id) or {}
+            spec, league = held.spec, held.league or {}
             try:
                 run_id = await self.matches.start(
                     league.get("game", "5211"),
@@ -150,7 +154,6 @@ class RefereeWorker:
                 )
             except BotUnavailableError:
                 continue  # its bots are busy or not connected here yet; try again soon
-            held.deal_id = spec.get("deal_id")
             await self.leagues.mark_running(held.league_id, held.match_id)
             held.task = asyncio.ensure_future(self._play(held, run_id))
 
@@ -168,7 +171,7 @@ class RefereeWorker:
                 await self.leagues.mark_not_running(held.league_id, held.match_id)
             self.held.pop(held.entry_id, None)  # unacknowledged: reclaimed after the lease
             return
-        result = result_of(held.league_id, held.match_id, record, held.deal_id)
+        result = result_of(held.league_id, held.match_id, record, (held.spec or {}).get("deal_id"))
         backoff = 0.1
         while True:  # a finished match's result is never dropped: retry through a Redis restart
             try:
