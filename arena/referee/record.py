@@ -130,13 +130,18 @@ def final_outcome(game_outcome: Outcome, forfeits: dict[Seat, Termination]) -> O
     return Outcome.from_keys(termination, game_outcome.scores, keys, forfeited)
 
 
-def replay(record: MatchRecord) -> Outcome:
-    """Play the recorded actions through the rules again and return the outcome they give."""
+def final_state(record: MatchRecord) -> Any:
+    """The last state of the recorded match, rebuilt by playing its actions through the rules."""
     game = get_game(record.game)
     state = game.initial_state(len(record.players), record.seed, record.options, record.deck)
     for step in record.steps:
         state = game.apply(state, {d.seat: game.parse_action(d.action) for d in step})
-    outcome = game.outcome(state)
+    return state
+
+
+def replay(record: MatchRecord) -> Outcome:
+    """Play the recorded actions through the rules again and return the outcome they give."""
+    outcome = get_game(record.game).outcome(final_state(record))
     if outcome is None:
         # The match was aborted before the rules ended it.
         return Outcome(Termination.ABORTED, (), (), frozenset(record.forfeits))

@@ -16,7 +16,7 @@ from arena.games.base import Outcome
 from arena.games.registry import get_game
 from arena.referee.clock import Clock
 from arena.referee.match import Match, MatchEvent, MatchMetrics, MatchSetup
-from arena.referee.record import MatchRecord
+from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
@@ -272,10 +272,5 @@ class MatchManager:
 
 
 def _final_event(record: MatchRecord) -> MatchEvent:
-    game = get_game(record.game)
-    state = game.initial_state(len(record.players), record.seed, record.options, record.deck)
-    for step in record.steps:
-        state = game.apply(state, {d.seat: game.parse_action(d.action) for d in step})
-    return MatchEvent(
-        record.match_id, "ended", len(record.steps), game.public_view(state), record.game, {}, record.outcome
-    )
+    view = get_game(record.game).public_view(final_state(record))
+    return MatchEvent(record.match_id, "ended", len(record.steps), view, record.game, {}, record.outcome)
