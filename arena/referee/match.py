@@ -143,7 +143,8 @@ class Match:
             time_control=tc,
             strikes=[0] * n,
         )
-        self.sequence = itertools.count(1)
+        self.sequences = [itertools.count(1) for _ in range(n)]
+        """One counter per seat: a seat's numbers tell it nothing but the order of its own requests."""
         self.step = 0
         self._rounds_seen = 0
 
@@ -233,7 +234,7 @@ class Match:
         request = DecisionRequest(
             match_id=self.setup.match_id,
             game=self.setup.game,
-            sequence=next(self.sequence),
+            sequence=next(self.sequences[seat]),
             seat=seat,
             observation=self.game.observe(self.state, seat),
             legal_actions=[str(a) for a in legal],

@@ -28,8 +28,8 @@ Rules of the protocol:
    or a game the bot is not registered for). A newer stream with the same token replaces an older
    one: the server ends the older stream with status ABORTED and carries on with the newer. A
    client should not reconnect after ABORTED: another connection of the same bot has taken over.
-2. Sequence and echo. Every ActionRequest carries the match_id and a sequence number, unique and
-   increasing within that match. The bot answers with exactly one Action echoing both. An Action
+2. Sequence and echo. Every ActionRequest carries the match_id and a sequence number counting the
+   requests to this seat in that match: 1, 2, 3, ... (it says nothing about the other seats). The bot answers with exactly one Action echoing both. An Action
    whose (match_id, sequence) is not the match's outstanding request (stale, duplicate, unknown
    match, or already answered) is not used and costs no strike; the server answers it with a
    ProtocolError. A connection that sends too many unusable messages in a row is closed.
