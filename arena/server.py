@@ -140,7 +140,7 @@ async def start_node(config: ServeConfig) -> RunningNode:
         node.matches,
         config.node_id or f"{socket.gethostname()}-{os.getpid()}",
         lease_seconds=config.lease_seconds,
-        on_result=node.leagues.on_result,
+        on_deal=node.leagues.on_deal,
         metrics=metrics,
     )
     stop_worker = asyncio.Event()

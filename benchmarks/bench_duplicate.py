@@ -36,15 +36,16 @@ from arena.games.base import Outcome
 from arena.games.g5211 import Game5211
 from arena.league.bradley_terry import fit_bradley_terry
 from arena.league.result import MatchResult
-from arena.league.schedule import LeagueSpec, MatchSpec, schedule_league
+from arena.league.schedule import LeagueSpec, MatchSpec, deal_seed, schedule_league
 
 SAMPLES = {"strong": 24, "weak": 4, "filler1": 8, "filler2": 8}
 
 
-def play(game: Game5211, match: MatchSpec) -> Outcome:
-    """One match between the two policies, seated as the schedule says."""
-    policies = [Heuristic5211(seed=match.seed + seat, samples=SAMPLES[bot]) for seat, bot in enumerate(match.bots)]
-    state = game.initial_state(len(policies), match.seed)
+def play(game: Game5211, match: MatchSpec, secret: bytes) -> Outcome:
+    """One match between the two policies, seated as the schedule says, dealt as the worker deals it."""
+    seed = deal_seed(secret, match.deal)
+    policies = [Heuristic5211(seed=seed + seat, samples=SAMPLES[bot]) for seat, bot in enumerate(match.bots)]
+    state = game.initial_state(len(policies), seed)
     while seats := game.to_move(state):
         actions = {
             seat: policies[seat].choose(game.observe(state, seat), game.legal_actions(state, seat)) for seat in seats
@@ -68,8 +69,9 @@ def league(game: Game5211, players: int, duplicate: bool, games: int, seed: int)
     )
     results = []
     points = []
+    secret = seed.to_bytes(8, "big") * 4  # a fixed secret per league: the benchmark is reproducible
     for match in schedule_league(spec):
-        outcome = play(game, match)
+        outcome = play(game, match, secret)
         results.append(MatchResult.from_outcome(match.match_id, match.bots, outcome, deal_id=match.deal_id))
         mine, theirs = (outcome.placings[match.bots.index(b)] for b in ("strong", "weak"))
         points.append(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)

@@ -199,10 +199,10 @@ def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
     return messages
 
 
-def league_to_proto(info: LeagueInfo) -> league_pb2.League:
-    """A league, its spec and progress on the wire."""
+def league_to_proto(info: LeagueInfo, *, for_admin: bool) -> league_pb2.League:
+    """A league, its spec and progress on the wire; its seed only for the admin."""
     spec = info.spec
-    return league_pb2.League(
+    league = league_pb2.League(
         league_id=info.league_id,
         spec=league_pb2.LeagueSpec(
             name=info.name,
@@ -211,7 +211,6 @@ def league_to_proto(info: LeagueInfo) -> league_pb2.League:
             bot_names=list(spec.bots),
             games_per_pairing=spec.games_per_pairing,
             time_control=time_control_to_proto(info.time_control),
-            seed=spec.seed,
             format=_FORMATS[spec.format],
             candidate=spec.candidate or "",
             duplicate_deals=spec.duplicate,
@@ -225,6 +224,9 @@ def league_to_proto(info: LeagueInfo) -> league_pb2.League:
         ),
         created_at=timestamp(info.created_at),
     )
+    if for_admin:
+        league.spec.seed = spec.seed
+    return league
 
 
 _FORMATS = {
@@ -252,11 +254,11 @@ def league_spec_from_proto(message: league_pb2.LeagueSpec, league_id: str, seed:
 
 
 def leaderboard_to_proto(
-    info: LeagueInfo, table: LeagueTable, elo: dict[str, float]
+    info: LeagueInfo, table: LeagueTable, elo: dict[str, float], *, for_admin: bool
 ) -> league_pb2.GetLeaderboardResponse:
     """A league table on the wire."""
     return league_pb2.GetLeaderboardResponse(
-        league=league_to_proto(info),
+        league=league_to_proto(info, for_admin=for_admin),
         entries=[
             league_pb2.LeaderboardEntry(
                 rank=row.rank,

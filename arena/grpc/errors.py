@@ -8,7 +8,7 @@ from arena.errors import ActionError, ArenaError, GameSetupError, UnknownGameErr
 from arena.league.schedule import LeagueSpecError
 from arena.service.auth import AdminRequiredError, AuthError, InvalidNameError, NameTakenError
 from arena.service.leagues import LeagueNotFoundError, LeaguesUnavailableError
-from arena.service.matches import BotUnavailableError, MatchNotFinishedError, MatchNotFoundError
+from arena.service.matches import BotUnavailableError, MatchNotFinishedError, MatchNotFoundError, MatchSealedError
 
 STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (AdminRequiredError, grpc.StatusCode.PERMISSION_DENIED),
@@ -20,6 +20,7 @@ STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (ActionError, grpc.StatusCode.INVALID_ARGUMENT),
     (BotUnavailableError, grpc.StatusCode.FAILED_PRECONDITION),
     (MatchNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION),
+    (MatchSealedError, grpc.StatusCode.FAILED_PRECONDITION),
     (MatchNotFoundError, grpc.StatusCode.NOT_FOUND),
     (LeagueNotFoundError, grpc.StatusCode.NOT_FOUND),
     (LeagueSpecError, grpc.StatusCode.INVALID_ARGUMENT),

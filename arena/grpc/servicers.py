@@ -260,6 +260,10 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
     def __init__(self, node: ArenaNode) -> None:
         self.node = node
 
+    def _admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
+        """Whether the caller holds the admin token (open registration grants no admin sight)."""
+        return self.node.registry.is_admin(admin_token(context))
+
     def _leagues(self) -> LeagueService:
         if self.node.leagues is None:
             raise LeaguesUnavailableError("this arena node runs without Redis: it has no leagues")
@@ -278,7 +282,7 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         spec = convert.league_spec_from_proto(request.spec, new_league_id(), secrets.randbits(52))
         info = await leagues.create(spec, tc, request.spec.name)
-        return league_pb2.CreateLeagueResponse(league=convert.league_to_proto(info))
+        return league_pb2.CreateLeagueResponse(league=convert.league_to_proto(info, for_admin=self._admin(context)))
 
     @translate_errors
     async def GetLeague(  # noqa: N802
@@ -286,7 +290,7 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
     ) -> league_pb2.GetLeagueResponse:
         """A league and its progress."""
         info = await self._leagues().get(request.league_id)
-        return league_pb2.GetLeagueResponse(league=convert.league_to_proto(info))
+        return league_pb2.GetLeagueResponse(league=convert.league_to_proto(info, for_admin=self._admin(context)))
 
     @translate_errors
     async def ListLeagues(  # noqa: N802
@@ -294,7 +298,8 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
     ) -> league_pb2.ListLeaguesResponse:
         """The most recent leagues."""
         infos = await self._leagues().recent(min(request.page_size or 50, 500))
-        return league_pb2.ListLeaguesResponse(leagues=[convert.league_to_proto(i) for i in infos])
+        admin = self._admin(context)
+        return league_pb2.ListLeaguesResponse(leagues=[convert.league_to_proto(i, for_admin=admin) for i in infos])
 
     @translate_errors
     async def GetLeaderboard(  # noqa: N802
@@ -302,7 +307,7 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
     ) -> league_pb2.GetLeaderboardResponse:
         """The league table, rebuilt from the stored results."""
         info, table, elo = await self._leagues().leaderboard(request.league_id)
-        return convert.leaderboard_to_proto(info, table, elo)
+        return convert.leaderboard_to_proto(info, table, elo, for_admin=self._admin(context))
 
 
 class NodeServicer(node_pb2_grpc.NodeServiceServicer):

@@ -26,9 +26,11 @@ short is still balanced; a duplicate deal's k matches are consecutive.
 
 Identifiers and seeds: match ``i`` of league ``L`` is ``"L.00042"``-style (``f"{L}.{i:05d}"``) and
 deal ``j`` is ``f"{L}.d{j:05d}"``, so re-queuing a league gives the same ids (idempotent). The
-seed of deal ``j`` is a hash (BLAKE2b) of the league seed and ``j``, below 2**53 so it survives
-JSON in any language. The league seed also shuffles the bots before the design is built, so
-two seeds give two different (equally balanced) schedules, and one seed always the same.
+league seed fixes the schedule only: it shuffles the bots before the design is built, so two seeds
+give two different (equally balanced) schedules, and one seed always the same. It predicts no card:
+a match spec names its deal by number, and the cards are dealt at play time from a seed the league
+never publishes (:func:`deal_seed`, an HMAC of the deal number keyed by the league's secret, for
+the rotations of a duplicate deal; a fresh random seed for every other match and every re-run).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import hmac
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -158,9 +161,10 @@ class LeagueSpec:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MatchSpec:
-    """One match to referee: its stable id, the bots in seat order, the deal's seed and id.
+    """One match to referee: its stable id, the bots in seat order, and which deal it plays.
 
-    ``rotation`` is which seat rotation of its deal this match is (0 without duplicate deals).
+    ``deal`` numbers the league's deals (``deal_id`` is its stable id); ``rotation`` is which seat
+    rotation of its deal this match is (0 without duplicate deals). No seed: see :func:`deal_seed`.
     """
 
     match_id: str
@@ -168,7 +172,7 @@ class MatchSpec:
     index: int
     game: str
     bots: tuple[str, ...]
-    seed: int
+    deal: int
     deal_id: str
     rotation: int = 0
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -181,7 +185,7 @@ class MatchSpec:
             "index": self.index,
             "game": self.game,
             "bots": list(self.bots),
-            "seed": self.seed,
+            "deal": self.deal,
             "deal_id": self.deal_id,
             "rotation": self.rotation,
             "options": dict(self.options),
@@ -196,7 +200,7 @@ class MatchSpec:
             index=int(data["index"]),
             game=str(data["game"]),
             bots=tuple(str(b) for b in data["bots"]),
-            seed=int(data["seed"]),
+            deal=int(data["deal"]),
             deal_id=str(data["deal_id"]),
             rotation=int(data.get("rotation", 0)),
             options=dict(data.get("options") or {}),
@@ -213,10 +217,18 @@ def deal_id(league_id: str, deal: int) -> str:
     return f"{league_id}.d{deal:05d}"
 
 
-def deal_seed(league_seed: int, deal: int) -> int:
-    """The match seed of deal ``deal``: a hash of the league seed, in ``range(2**53)``."""
-    digest = hashlib.blake2b(f"arena-league/{league_seed}/deal/{deal}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
+SECRET_BYTES = 32
+"""The size of a league's deal secret (``secrets.token_bytes(SECRET_BYTES)``, kept server-side)."""
+
+
+def deal_seed(secret: bytes, deal: int) -> int:
+    """The seed of deal ``deal`` of the league whose secret is ``secret``, in ``range(2**53)``.
+
+    An HMAC-SHA256 keyed by the secret: without the secret, knowing the league seed, the schedule and
+    every other deal's seed predicts nothing about this one.
+    """
+    digest = hmac.new(secret, f"arena-league/deal/{deal}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
 
 
 def league_tables(spec: LeagueSpec) -> list[tuple[str, ...]]:
@@ -244,7 +256,6 @@ def schedule_league(spec: LeagueSpec) -> list[MatchSpec]:
     deal = 0
     for game in range(games):
         for table in tables:
-            seed = deal_seed(spec.seed, deal)
             if spec.duplicate:
                 orders = [(_rotate(table, r), r) for r in range(k)]
             elif game < full:
@@ -259,7 +270,7 @@ def schedule_league(spec: LeagueSpec) -> list[MatchSpec]:
                         index=len(matches),
                         game=spec.game,
                         bots=order,
-                        seed=seed,
+                        deal=deal,
                         deal_id=deal_id(spec.league_id, deal),
                         rotation=rotation,
                         options=dict(spec.options),

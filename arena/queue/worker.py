@@ -21,6 +21,7 @@ from redis.exceptions import RedisError
 
 from arena.games.base import Termination
 from arena.league.result import MatchResult
+from arena.league.schedule import SEED_BITS, MatchSpec, deal_seed
 from arena.metrics import ArenaMetrics
 from arena.queue.stream import Entry, MatchQueue
 from arena.referee.record import MatchRecord
@@ -37,14 +38,17 @@ class _Held:
     league_id: str
     match_id: str
     since: float
-    spec: dict[str, Any] | None = None
+    spec: MatchSpec | None = None
     """The scheduled match and its league's spec, read once when the entry is first looked at."""
     league: dict[str, Any] | None = None
+    secret: bytes = b""
+    """The league's deal secret (duplicate deals are dealt from it)."""
     task: asyncio.Task[None] | None = None
 
 
-ResultHook = Callable[[str, dict[str, Any], MatchRecord], Any]
-"""Called once per stored result: (league id, result, record); may return an awaitable."""
+DealHook = Callable[[str, list[dict[str, Any]]], Any]
+"""Called once per deal whose every match has its result stored: (league id, the deal's results);
+may return an awaitable. A deal is one match, or the k rotations of a duplicate deal."""
 
 
 class RefereeWorker:
@@ -60,7 +64,7 @@ class RefereeWorker:
         lease_seconds: float = 30.0,
         max_held: int = 256,
         poll_seconds: float = 0.1,
-        on_result: ResultHook | None = None,
+        on_deal: DealHook | None = None,
         metrics: ArenaMetrics | None = None,
     ) -> None:
         self.queue = queue
@@ -70,7 +74,7 @@ class RefereeWorker:
         self.lease_seconds = lease_seconds
         self.max_held = max_held
         self.poll_seconds = poll_seconds
-        self.on_result = on_result
+        self.on_deal = on_deal
         self.metrics = metrics
         self.held: dict[str, _Held] = {}
         self._last_touch = self._last_reclaim = 0.0
@@ -135,22 +139,32 @@ class RefereeWorker:
     async def _start_waiting(self) -> None:
         for held in self._waiting():
             if held.spec is None:
-                spec = await self.leagues.match(held.league_id, held.match_id)
-                if spec is None or await self.leagues.has_result(held.league_id, held.match_id):
-                    # Unknown, or it ran before and its result is stored: nothing to do.
+                scheduled = await self.leagues.match(held.league_id, held.match_id)
+                if scheduled is None:  # unknown: nothing to do
                     await self.queue.ack([held.entry_id])
                     del self.held[held.entry_id]
                     continue
-                held.spec, held.league = spec, await self.leagues.spec(held.league_id) or {}
+                held.spec, held.league = MatchSpec.from_dict(scheduled), await self.leagues.spec(held.league_id) or {}
+                held.secret = await self.leagues.secret(held.league_id) or b""
+                if await self.leagues.has_result(held.league_id, held.match_id):
+                    # It ran before and its result is stored: finish what its worker may not have.
+                    await self._store(held, {})
+                    del self.held[held.entry_id]
+                    continue
             spec, league = held.spec, held.league or {}
+            assert spec is not None
+            duplicate = bool(league.get("duplicate"))
             try:
                 run_id = await self.matches.start(
                     league.get("game", "5211"),
-                    spec["bots"],
-                    seed=int(spec["seed"]),
+                    spec.bots,
+                    # A duplicate deal is the same cards in every rotation, and withheld until all are
+                    # played; any other match (or re-run after an abort) is dealt afresh.
+                    seed=deal_seed(held.secret, spec.deal) if duplicate else secrets.randbits(SEED_BITS),
                     options=league.get("options") or {},
                     time_control=TimeControl.from_dict(league.get("time_control") or {}),
                     match_id=f"{held.match_id}.{secrets.token_hex(3)}",
+                    seal=spec.deal_id if duplicate else None,
                 )
             except BotUnavailableError:
                 continue  # its bots are busy or not connected here yet; try again soon
@@ -171,11 +185,12 @@ class RefereeWorker:
                 await self.leagues.mark_not_running(held.league_id, held.match_id)
             self.held.pop(held.entry_id, None)  # unacknowledged: reclaimed after the lease
             return
-        result = result_of(held.league_id, held.match_id, record, (held.spec or {}).get("deal_id"))
+        assert held.spec is not None
+        result = result_of(held.league_id, held.match_id, record, held.spec.deal_id)
         backoff = 0.1
         while True:  # a finished match's result is never dropped: retry through a Redis restart
             try:
-                await self._store(held, result, record)
+                await self._store(held, result)
                 break
             except (RedisError, OSError) as error:
                 log.warning("could not store the result of %s (%s); retrying", held.match_id, error)
@@ -183,13 +198,23 @@ class RefereeWorker:
                 backoff = min(backoff * 2, 5.0)
         self.held.pop(held.entry_id, None)
 
-    async def _store(self, held: _Held, result: dict[str, Any], record: MatchRecord) -> None:
-        """Store the result (once per match id), tell the hook, then acknowledge the entry."""
-        if await self.leagues.record_result(held.league_id, held.match_id, result):
+    async def _store(self, held: _Held, result: dict[str, Any]) -> None:
+        """Store the result (once per match id); once its deal is whole, unseal the deal's records and
+        tell the hook; then acknowledge the entry. Safe to repeat: a stored result is never replaced."""
+        assert held.spec is not None
+        deal_id = held.spec.deal_id
+        stored, deal_results = await self.leagues.record_result(held.league_id, held.match_id, deal_id, result)
+        duplicate = bool((held.league or {}).get("duplicate"))
+        deal_size = int((held.league or {}).get("players_per_match", 1)) if duplicate else 1
+        if stored:
             self.results_stored += 1
-            if self.on_result is not None:
+        if deal_results >= deal_size:
+            if duplicate:
+                await self.matches.unseal(deal_id)  # idempotent: a re-run of this step does it again
+            if stored and self.on_deal is not None:
                 try:  # the live ratings are a view: a failure there must not hold the queue up
-                    outcome = self.on_result(held.league_id, result, record)
+                    deal = [result] if not duplicate else await self.leagues.deal_results(held.league_id, deal_id)
+                    outcome = self.on_deal(held.league_id, deal)
                     if asyncio.iscoroutine(outcome):
                         await outcome
                 except Exception:

@@ -82,9 +82,15 @@ class BotRegistry:
         self._admin_hash = hash_token(admin_token) if admin_token else None
         self.open_registration = open_registration
 
+    def is_admin(self, token: str | None) -> bool:
+        """Whether ``token`` is the admin token."""
+        if self._admin_hash is None or not token:
+            return False
+        return hmac.compare_digest(hash_token(token), self._admin_hash)
+
     def check_admin(self, token: str | None) -> None:
         """Raise ``AuthError`` unless ``token`` is the admin token."""
-        if self._admin_hash is None or not token or not hmac.compare_digest(hash_token(token), self._admin_hash):
+        if not self.is_admin(token):
             raise AdminRequiredError("this call needs the admin token (metadata 'authorization: Bearer <token>')")
 
     async def register(self, name: str, admin_token: str | None = None) -> str:

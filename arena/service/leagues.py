@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+from collections import Counter
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.elo import INITIAL_RATING, elo_changes
 from arena.league.result import MatchResult
-from arena.league.schedule import LeagueSpec, schedule_league
+from arena.league.schedule import SECRET_BYTES, LeagueSpec, schedule_league
 from arena.league.table import LeagueTable
 from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
-from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.store.leagues import LeagueStore
 
@@ -87,7 +87,8 @@ class LeagueService:
             "time_control": time_control.to_dict(),
             "created_at": created_at,
         }
-        if not await self.store.create(spec.league_id, stored, [m.to_dict() for m in matches]):
+        secret = secrets.token_bytes(SECRET_BYTES)
+        if not await self.store.create(spec.league_id, stored, [m.to_dict() for m in matches], secret):
             raise ArenaError(f"a league with id {spec.league_id!r} exists already")
         await self.queue.ensure_group()
         await self.queue.enqueue([{"league": spec.league_id, "match": m.match_id} for m in matches])
@@ -117,19 +118,32 @@ class LeagueService:
         await self.get(league_id)
         return await self.store.results(league_id)
 
-    async def on_result(self, league_id: str, result: dict[str, Any], record: MatchRecord) -> None:
-        """A result was stored (once): move the live Elo ratings by it."""
-        match = MatchResult.from_dict(result)
+    async def on_deal(self, league_id: str, results: list[dict[str, Any]]) -> None:
+        """Every match of a deal has its result stored: move the live Elo ratings by them.
+
+        A duplicate deal's rotations count only together, once all are stored: until then their
+        results say something about the cards the other rotations hold.
+        """
+        matches = [MatchResult.from_dict(r) for r in results]
 
         def update(ratings: dict[str, float]) -> dict[str, float]:
-            changes = elo_changes(ratings, match)
-            return {bot: ratings.get(bot, INITIAL_RATING) + change for bot, change in changes.items()}
+            new = dict(ratings)
+            for match in matches:
+                for bot, change in elo_changes(new, match).items():
+                    new[bot] = new.get(bot, INITIAL_RATING) + change
+            return {bot: new[bot] for match in matches for bot in match.bots}
 
         await self.store.update_elo(league_id, update)
 
     async def leaderboard(self, league_id: str) -> tuple[LeagueInfo, LeagueTable, dict[str, float]]:
-        """The league table rebuilt from every stored result, and the live Elo ratings."""
+        """The league table rebuilt from the stored results, and the live Elo ratings.
+
+        Only whole deals count: a duplicate deal's results are left out until all its rotations are in.
+        """
         info = await self.get(league_id)
         results = [MatchResult.from_dict(r) for r in await self.store.results(league_id)]
+        if info.spec.duplicate:
+            per_deal = Counter(r.deal_id for r in results)
+            results = [r for r in results if per_deal[r.deal_id] >= info.spec.players_per_match]
         table = LeagueTable.from_results(results, info.spec.bots)
         return info, table, await self.store.elo(league_id)

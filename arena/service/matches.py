@@ -42,6 +42,10 @@ class MatchNotFinishedError(ArenaError):
     """The record of a running match is not released before its end (it would leak hidden state)."""
 
 
+class MatchSealedError(ArenaError):
+    """The match is a rotation of a duplicate deal still being played: nothing of it is released yet."""
+
+
 class RecordStore(Protocol):
     """Where finished match records are kept."""
 
@@ -57,6 +61,18 @@ class RecordStore(Protocol):
         """The most recently stored records, newest first."""
         ...
 
+    async def hold(self, seal: str, record: MatchRecord) -> None:
+        """Keep a finished record unlisted and unreadable until ``release(seal)``."""
+        ...
+
+    async def is_sealed(self, match_id: str) -> bool:
+        """Whether a record is held under a seal."""
+        ...
+
+    async def release(self, seal: str) -> None:
+        """Store every record held under ``seal`` as any other (idempotent)."""
+        ...
+
 
 class MemoryRecordStore:
     """Records in a dict, oldest evicted past ``capacity``."""
@@ -64,6 +80,7 @@ class MemoryRecordStore:
     def __init__(self, capacity: int = 100_000) -> None:
         self.capacity = capacity
         self._records: dict[str, MatchRecord] = {}
+        self._sealed: dict[str, dict[str, MatchRecord]] = {}
 
     async def save(self, record: MatchRecord) -> None:
         """Store a finished record."""
@@ -78,6 +95,19 @@ class MemoryRecordStore:
     async def recent(self, limit: int) -> list[MatchRecord]:
         """Newest first."""
         return list(reversed(list(self._records.values())[-limit:]))
+
+    async def hold(self, seal: str, record: MatchRecord) -> None:
+        """Keep a finished record apart until ``release(seal)``."""
+        self._sealed.setdefault(seal, {})[record.match_id] = record
+
+    async def is_sealed(self, match_id: str) -> bool:
+        """Whether a record is held under a seal."""
+        return any(match_id in held for held in self._sealed.values())
+
+    async def release(self, seal: str) -> None:
+        """Store every record held under ``seal`` as any other (idempotent)."""
+        for record in self._sealed.pop(seal, {}).values():
+            await self.save(record)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -118,6 +148,8 @@ class RunningMatch:
     task: asyncio.Task[MatchRecord]
     seats: list[RemoteSeat | RelaySeat]
     match: Match
+    seal: str | None = None
+    """Set for a rotation of a duplicate deal: its events and record are withheld until ``unseal``."""
     last_event: MatchEvent | None = None
     watchers: list[asyncio.Queue[MatchEvent | None]] = dataclasses.field(default_factory=list)
 
@@ -145,8 +177,12 @@ class MatchManager:
         time_control: TimeControl | None = None,
         match_id: str | None = None,
         deck: Sequence[str] | None = None,
+        seal: str | None = None,
     ) -> str:
         """Start a match between connected bots (seat order as given); returns its id.
+
+        A ``seal`` (a duplicate deal's rotations share one) withholds the match from spectators and
+        its record from everyone until ``unseal(seal)``: the other rotations play the same cards.
 
         A bot connected to another node of the arena plays through that node (``relay``); this node
         checks its own bots' free slots, and trusts the others' nodes to keep theirs.
@@ -184,17 +220,17 @@ class MatchManager:
                 seats.append(self.hub.seat_for(name, match_id, tc.grace_seconds))
         setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
         match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
-        task = asyncio.get_running_loop().create_task(self._run(match), name=f"match-{match_id}")
-        self.running[match_id] = RunningMatch(setup, task, seats, match)
+        task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
+        self.running[match_id] = RunningMatch(setup, task, seats, match, seal)
         return match_id
 
-    async def _run(self, match: Match) -> MatchRecord:
+    async def _run(self, match: Match, seal: str | None) -> MatchRecord:
         setup = match.setup
         try:
             record = await match.run()
         except asyncio.CancelledError:
             log.info("match %s aborted", setup.match_id)
-            await self.store.save(match.record)
+            await self._keep(match.record, seal)
             raise
         finally:
             running = self.running.pop(setup.match_id, None)
@@ -204,8 +240,15 @@ class MatchManager:
                 for watcher in running.watchers:
                     with contextlib.suppress(asyncio.QueueFull):
                         watcher.put_nowait(None)
-        await self.store.save(record)
+        await self._keep(record, seal)
         return record
+
+    async def _keep(self, record: MatchRecord, seal: str | None) -> None:
+        await (self.store.save(record) if seal is None else self.store.hold(seal, record))
+
+    async def unseal(self, seal: str) -> None:
+        """Every rotation of the deal has ended: release the records held under its seal."""
+        await self.store.release(seal)
 
     def _publish(self, match_id: str, event: MatchEvent) -> None:
         running = self.running.get(match_id)
@@ -237,6 +280,8 @@ class MatchManager:
             raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
         record = await self.store.get(match_id)
         if record is None:
+            if await self.store.is_sealed(match_id):
+                raise _sealed(match_id)
             raise MatchNotFoundError(f"no match {match_id[:80]!r}")
         return record
 
@@ -247,6 +292,8 @@ class MatchManager:
             record = await self.record(match_id)
             yield _final_event(record)
             return
+        if running.seal is not None:
+            raise _sealed(match_id)
         queue: asyncio.Queue[MatchEvent | None] = asyncio.Queue(WATCH_QUEUE_LIMIT)
         if running.last_event is not None:
             queue.put_nowait(running.last_event)
@@ -269,6 +316,13 @@ class MatchManager:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _sealed(match_id: str) -> MatchSealedError:
+    return MatchSealedError(
+        f"match {match_id[:80]!r} plays a duplicate deal whose other rotations are not all over: "
+        "nothing of it is released until they are"
+    )
 
 
 def _final_event(record: MatchRecord) -> MatchEvent:

@@ -4,10 +4,12 @@ Keys (all JSON values)::
 
     arena:leagues                      zset of league ids by creation time
     arena:league:{id}                  the league spec
+    arena:league:{id}:secret           the key its duplicate deals are dealt from (never leaves the server)
     arena:league:{id}:matches          hash match id -> the scheduled match
     arena:league:{id}:results          list of match ids, in the order their results were stored
     arena:league:{id}:running          set of match ids being played
     arena:league:{id}:elo              hash bot -> live Elo rating
+    arena:league:{id}:deal:{deal}      list of the deal's match ids whose results are stored
     arena:result:{league}:{match}      the match's result, written once (SET NX)
 """
 
@@ -22,15 +24,17 @@ from redis.exceptions import WatchError
 
 from arena.store.redis_stores import key, text
 
-# Store a result only if none is stored yet; then list it and clear it from the running set.
+# Store a result only if none is stored yet; then list it (in the league and in its deal) and clear
+# it from the running set. Returns {stored (1/0), results of the deal stored so far}.
 _RECORD_RESULT = """
+local stored = 0
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   redis.call('RPUSH', KEYS[2], ARGV[2])
-  redis.call('SREM', KEYS[3], ARGV[2])
-  return 1
+  redis.call('RPUSH', KEYS[4], ARGV[2])
+  stored = 1
 end
 redis.call('SREM', KEYS[3], ARGV[2])
-return 0
+return {stored, redis.call('LLEN', KEYS[4])}
 """
 
 
@@ -41,11 +45,14 @@ class LeagueStore:
         self.r = client
         self._record_result = client.register_script(_RECORD_RESULT)
 
-    async def create(self, league_id: str, spec: Mapping[str, Any], matches: Sequence[Mapping[str, Any]]) -> bool:
-        """Store a new league and its schedule; False if the id exists."""
+    async def create(
+        self, league_id: str, spec: Mapping[str, Any], matches: Sequence[Mapping[str, Any]], secret: bytes
+    ) -> bool:
+        """Store a new league, the secret its deals come from, and its schedule; False if the id exists."""
         if not await self.r.set(key("league", league_id), json.dumps(spec), nx=True):
             return False
         async with self.r.pipeline(transaction=True) as pipe:
+            pipe.set(key("league", f"{league_id}:secret"), secret)
             pipe.zadd(key("leagues"), {league_id: float(spec.get("created_at", 0.0))})
             for start in range(0, len(matches), 1000):
                 chunk = matches[start : start + 1000]
@@ -60,6 +67,11 @@ class LeagueStore:
         """The league's spec."""
         raw = await self.r.get(key("league", league_id))
         return json.loads(raw) if raw else None
+
+    async def secret(self, league_id: str) -> bytes | None:
+        """The key the league's duplicate deals are dealt from (for the referee worker only)."""
+        raw = await self.r.get(key("league", f"{league_id}:secret"))
+        return raw.encode() if isinstance(raw, str) else raw
 
     async def league_ids(self, limit: int = 100) -> list[str]:
         """The most recent leagues, newest first."""
@@ -82,17 +94,29 @@ class LeagueStore:
         """The match stopped without a result (it will be played again)."""
         await self.r.srem(key("league", f"{league_id}:running"), match_id)
 
-    async def record_result(self, league_id: str, match_id: str, result: Mapping[str, Any]) -> bool:
-        """Store the match's result unless one is stored already; True if this call stored it."""
-        stored = await self._record_result(
+    async def record_result(
+        self, league_id: str, match_id: str, deal_id: str, result: Mapping[str, Any]
+    ) -> tuple[bool, int]:
+        """Store the match's result unless one is stored already.
+
+        Returns whether this call stored it, and how many of its deal's results are stored now.
+        """
+        stored, deal_results = await self._record_result(
             keys=[
                 key("result", f"{league_id}:{match_id}"),
                 key("league", f"{league_id}:results"),
                 key("league", f"{league_id}:running"),
+                key("league", f"{league_id}:deal:{deal_id}"),
             ],
             args=[json.dumps(result), match_id],
         )
-        return bool(stored)
+        return bool(stored), int(deal_results)
+
+    async def deal_results(self, league_id: str, deal_id: str) -> list[dict[str, Any]]:
+        """The stored results of one deal's matches, in the order they arrived."""
+        ids = [text(i) for i in await self.r.lrange(key("league", f"{league_id}:deal:{deal_id}"), 0, -1)]
+        values = await self.r.mget([key("result", f"{league_id}:{i}") for i in ids]) if ids else []
+        return [json.loads(v) for v in values if v]
 
     async def results(self, league_id: str) -> list[dict[str, Any]]:
         """Every stored result, in the order they arrived."""

@@ -48,7 +48,11 @@ class RedisTokenStore:
 
 
 class RedisRecordStore:
-    """Finished match records: ``arena:record:{id}`` → JSON; ``arena:records`` orders them by end time."""
+    """Finished match records: ``arena:record:{id}`` → JSON; ``arena:records`` orders them by end time.
+
+    Sealed records (the rotations of a duplicate deal still being played) wait apart, unlisted and
+    unreadable: ``arena:sealed:{seal}`` hash id → JSON, ``arena:sealed-record:{id}`` → its seal.
+    """
 
     def __init__(self, client: aioredis.Redis) -> None:
         self._r = client
@@ -64,6 +68,25 @@ class RedisRecordStore:
         """A stored record."""
         data = await self._r.get(key("record", match_id))
         return MatchRecord.from_dict(json.loads(data)) if data else None
+
+    async def hold(self, seal: str, record: MatchRecord) -> None:
+        """Keep a finished record apart until ``release(seal)``."""
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.hset(key("sealed", seal), record.match_id, json.dumps(record.to_dict()))
+            pipe.set(key("sealed-record", record.match_id), seal)
+            await pipe.execute()
+
+    async def is_sealed(self, match_id: str) -> bool:
+        """Whether the record is held under a seal."""
+        return bool(await self._r.exists(key("sealed-record", match_id)))
+
+    async def release(self, seal: str) -> None:
+        """Store every record held under ``seal`` as any other (idempotent)."""
+        held = await self._r.hgetall(key("sealed", seal))
+        for raw in held.values():
+            await self.save(MatchRecord.from_dict(json.loads(raw)))
+        if held:
+            await self._r.delete(key("sealed", seal), *(key("sealed-record", text(i)) for i in held))
 
     async def recent(self, limit: int) -> list[MatchRecord]:
         """The most recently ended records, newest first."""

@@ -93,7 +93,9 @@ class LeagueSpec(_message.Message):
     games_per_pairing: _builtins.int
     """Matches per pairing (or per table of the design)."""
     seed: _builtins.int
-    """The league seed, from which every match seed is derived; unset = the server picks one."""
+    """The schedule seed: it fixes who meets whom in which seat; unset = the server picks one. It predicts
+    no card: deals come from a secret that never leaves the server. Returned only to the admin.
+    """
     format: Global___LeagueFormat.ValueType
     """Round-robin or gauntlet."""
     candidate: _builtins.str

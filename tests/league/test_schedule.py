@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from arena.errors import UnknownGameError
 from arena.league.schedule import (
+    SECRET_BYTES,
     Design,
     LeagueFormat,
     LeagueSpec,
@@ -82,13 +83,13 @@ def _check_common(spec: LeagueSpec, matches: list[MatchSpec]) -> None:
     assert len(matches) == len(tables) * spec.games_per_pairing * per_deal
     # Every bot sits in every seat equally often, within one.
     assert _seat_spread(matches, k) <= 1
-    # Deals: one seed per deal id, k rotations of it with duplicates, distinct seeds otherwise.
+    # Deals: one number per deal id, k rotations of it with duplicates, one match otherwise.
     deals: dict[str, list[MatchSpec]] = defaultdict(list)
     for m in matches:
         deals[m.deal_id].append(m)
-    assert len({ms[0].seed for ms in deals.values()}) == len(deals)
+    assert len({ms[0].deal for ms in deals.values()}) == len(deals)
     for group in deals.values():
-        assert len({m.seed for m in group}) == 1
+        assert len({m.deal for m in group}) == 1
         assert len(group) == per_deal
         if spec.duplicate:
             assert len({frozenset(m.bots) for m in group}) == 1
@@ -165,8 +166,7 @@ def test_ids_depend_on_league_and_index_only(spec: LeagueSpec, other_seed: int) 
     reseeded = LeagueSpec.from_dict(spec.to_dict() | {"seed": other_seed})
     a, b = schedule_league(spec), schedule_league(reseeded)
     assert [m.match_id for m in a] == [m.match_id for m in b]
-    if other_seed != spec.seed:
-        assert {m.seed for m in a}.isdisjoint({m.seed for m in b})
+    assert [(m.deal, m.deal_id) for m in a] == [(m.deal, m.deal_id) for m in b]
 
 
 def test_duplicate_two_player_plays_each_deal_both_ways() -> None:
@@ -176,12 +176,14 @@ def test_duplicate_two_player_plays_each_deal_both_ways() -> None:
     for first, second in itertools.pairwise(matches[::2]):
         assert first.deal_id != second.deal_id
     for m, n in zip(matches[::2], matches[1::2], strict=True):
-        assert m.seed == n.seed and m.deal_id == n.deal_id and m.bots == n.bots[::-1]
+        assert m.deal == n.deal and m.deal_id == n.deal_id and m.bots == n.bots[::-1]
 
 
-def test_seeds_are_json_safe_and_stable() -> None:
-    assert deal_seed(0, 0) == deal_seed(0, 0) != deal_seed(0, 1)
-    assert all(0 <= deal_seed(s, d) < 2**53 for s in range(20) for d in range(20))
+def test_deal_seeds_are_json_safe_stable_and_keyed_by_the_secret() -> None:
+    key, other = b"k" * SECRET_BYTES, b"o" * SECRET_BYTES
+    assert deal_seed(key, 0) == deal_seed(key, 0) != deal_seed(key, 1)
+    assert deal_seed(key, 0) != deal_seed(other, 0)
+    assert all(0 <= deal_seed(bytes([s]) * SECRET_BYTES, d) < 2**53 for s in range(20) for d in range(20))
 
 
 def test_default_design_choice() -> None:

@@ -7,51 +7,20 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 import redis.asyncio as aioredis
 
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec, schedule_league
-from arena.queue.stream import MatchQueue
-from arena.queue.worker import RefereeWorker
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
-from arena.store.redis_stores import connect
 from tests.grpc.harness import Arena, start_node
+from tests.queue.harness import wait_done
 
 TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
-
-
-@pytest.fixture
-async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[LeagueService]:
-    """The arena fixture's node, given leagues on the test's redis-server and a referee worker."""
-    client = connect(redis_server.url)
-    service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock)
-    arena.node.leagues = service
-    worker = RefereeWorker(
-        service.queue, service.store, arena.node.matches, "node-test", lease_seconds=2, on_result=service.on_result
-    )
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(worker.run(stop))
-    try:
-        yield service
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 10)
-        await client.aclose()
-
-
-async def wait_done(service: LeagueService, league_id: str, seconds: float) -> None:
-    for _ in range(int(seconds / 0.1)):
-        if (await service.get(league_id)).progress.finished:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"league {league_id} not done in {seconds} s: {(await service.get(league_id)).progress}")
 
 
 async def test_a_league_of_500_matches_completes_with_exact_counts(arena: Arena, leagues: LeagueService) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
 
+from arena.league.schedule import SECRET_BYTES, MatchSpec
 from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
 from arena.store.embedded import EmbeddedRedis
@@ -25,9 +27,12 @@ async def store(redis_server: EmbeddedRedis) -> AsyncIterator[tuple[MatchQueue, 
 
 
 async def schedule(queue: MatchQueue, leagues: LeagueStore, league_id: str, tables: list[list[str]]) -> list[str]:
-    matches = [{"match_id": f"{league_id}-{i}", "bots": bots, "seed": i} for i, bots in enumerate(tables)]
+    matches = [
+        MatchSpec(f"{league_id}-{i}", league_id, i, "5211", tuple(bots), i, f"{league_id}-d{i}").to_dict()
+        for i, bots in enumerate(tables)
+    ]
     spec = {"game": "5211", "time_control": {"decision_seconds": 2.0, "bank_seconds": 5.0}}
-    assert await leagues.create(league_id, spec, matches)
+    assert await leagues.create(league_id, spec, matches, secrets.token_bytes(SECRET_BYTES))
     await queue.ensure_group()
     await queue.enqueue([{"league": league_id, "match": m["match_id"]} for m in matches])
     return [m["match_id"] for m in matches]
@@ -104,8 +109,8 @@ async def test_a_match_that_runs_twice_is_counted_once(arena: Arena, store: tupl
     # The same matches queued again, as after a redelivery: each result is still stored once.
     await queue.enqueue([{"league": "L3", "match": match_id} for match_id in ids])
     first = {"result": {"match_id": ids[0], "note": "stored by an earlier run"}}
-    assert await leagues.record_result("L3", ids[0], first["result"])
-    assert not await leagues.record_result("L3", ids[0], {"match_id": ids[0], "note": "second"})
+    assert await leagues.record_result("L3", ids[0], "L3-d0", first["result"]) == (True, 1)
+    assert await leagues.record_result("L3", ids[0], "L3-d0", {"match_id": ids[0], "note": "second"}) == (False, 1)
     worker = RefereeWorker(queue, leagues, arena.node.matches, "node-3", lease_seconds=5)
     state = {"depth": 1}
 

@@ -1,0 +1,44 @@
+"""A league service on a real redis-server beside the arena fixture's node, with its referee worker."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from arena.queue.stream import MatchQueue
+from arena.queue.worker import RefereeWorker
+from arena.service.leagues import LeagueService
+from arena.store.embedded import EmbeddedRedis
+from arena.store.leagues import LeagueStore
+from arena.store.redis_stores import connect
+from tests.grpc.harness import Arena
+
+
+@pytest.fixture
+async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[LeagueService]:
+    """The arena fixture's node, given leagues on the test's redis-server and a referee worker."""
+    client = connect(redis_server.url)
+    service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock)
+    arena.node.leagues = service
+    worker = RefereeWorker(
+        service.queue, service.store, arena.node.matches, "node-test", lease_seconds=2, on_deal=service.on_deal
+    )
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(worker.run(stop))
+    try:
+        yield service
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+        await client.aclose()
+
+
+async def wait_done(service: LeagueService, league_id: str, seconds: float) -> None:
+    """Wait until every scheduled match of the league has its result."""
+    for _ in range(int(seconds / 0.1)):
+        if (await service.get(league_id)).progress.finished:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"league {league_id} not done in {seconds} s: {(await service.get(league_id)).progress}")
