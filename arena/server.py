@@ -31,6 +31,7 @@ from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
 from arena.store.nodes import NodeRegistry
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
+from arena.store.slots import SlotBroker
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +133,7 @@ async def start_node(config: ServeConfig) -> RunningNode:
         keep_alive_seconds=config.keep_alive_seconds,
         metrics=metrics,
     )
-    node.leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock)
+    node.leagues = leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock)
     node.watch_gauges()
     worker = RefereeWorker(
         node.leagues.queue,
@@ -140,7 +141,6 @@ async def start_node(config: ServeConfig) -> RunningNode:
         node.matches,
         config.node_id or f"{socket.gethostname()}-{os.getpid()}",
         lease_seconds=config.lease_seconds,
-        on_deal=node.leagues.on_deal,
         metrics=metrics,
     )
     stop_worker = asyncio.Event()
@@ -148,12 +148,22 @@ async def start_node(config: ServeConfig) -> RunningNode:
     node.nodes = NodeRegistry(client, worker.consumer, config.address)
     relay = Relay(client, worker.consumer, hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
     node.matches.relay = relay
-    hub.on_connect = lambda name: relay.send_soon(relay.directory.here([name]))
+    node.matches.slots = SlotBroker(client)
+
+    async def arrived(name: str) -> None:
+        """A bot connected: say where it is, queue again what was parked for it, wake the workers."""
+        session = hub.sessions.get(name)
+        await relay.directory.here({name: session.capacity if session is not None else 1})
+        await leagues.store.unpark(name)
+        await leagues.queue.bump()
+
+    hub.on_connect = lambda name: relay.send_soon(arrived(name))
     hub.on_disconnect = lambda name: relay.send_soon(relay.directory.gone(name))
     relay_task = asyncio.create_task(relay.run(stop_worker), name="relay")
 
     def load() -> dict[str, int]:
-        relay.send_soon(relay.directory.here([session.name for session in hub.connected()]))
+        relay.send_soon(relay.directory.here({session.name: session.capacity for session in hub.connected()}))
+        relay.send_soon(node.matches.refresh_slots())
         return {
             "connected_bots": len(hub.connected()),
             "active_matches": len(node.matches.running),

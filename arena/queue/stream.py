@@ -9,12 +9,14 @@ died — are reclaimed by another worker with XAUTOCLAIM.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
+from arena.store.leagues import QUEUE_GROUP, QUEUE_STREAM
 from arena.store.redis_stores import text
+from arena.store.slots import GENERATION_KEY
 
 Entry = tuple[str, dict[str, str]]
 """A stream entry: its id and its fields."""
@@ -37,7 +39,7 @@ def _read_reply(raw: object) -> list[Entry]:
 class MatchQueue:
     """The queue of matches to referee, shared by every node."""
 
-    def __init__(self, client: aioredis.Redis, stream: str = "arena:queue:matches", group: str = "referees") -> None:
+    def __init__(self, client: aioredis.Redis, stream: str = QUEUE_STREAM, group: str = QUEUE_GROUP) -> None:
         self.r = client
         self.stream = stream
         self.group = group
@@ -49,14 +51,6 @@ class MatchQueue:
         except ResponseError as error:
             if "BUSYGROUP" not in str(error):
                 raise
-
-    async def enqueue(self, items: Sequence[Mapping[str, str]]) -> list[str]:
-        """Append work items; returns their entry ids."""
-        async with self.r.pipeline(transaction=False) as pipe:
-            for item in items:
-                pipe.xadd(self.stream, dict(item))  # type: ignore[arg-type]
-            ids = await pipe.execute()
-        return [text(i) for i in ids]
 
     async def read_new(self, consumer: str, count: int, block_ms: int) -> list[Entry]:
         """Up to ``count`` entries no worker has seen, waiting up to ``block_ms`` for one."""
@@ -85,6 +79,14 @@ class MatchQueue:
                 pipe.xack(self.stream, self.group, *entry_ids)
                 pipe.xdel(self.stream, *entry_ids)
                 await pipe.execute()
+
+    async def generation(self) -> int:
+        """The current count of events that can let a waiting match start (see ``bump``)."""
+        return int(await self.r.get(GENERATION_KEY) or 0)
+
+    async def bump(self) -> None:
+        """Tell every worker that a waiting match may start now."""
+        await self.r.incr(GENERATION_KEY)
 
     async def depth(self) -> tuple[int, int, float]:
         """(entries not yet acknowledged, of which pending at a worker, age in seconds of the oldest)."""

@@ -1,10 +1,17 @@
 """A referee worker: claims queued league matches, plays them on this node, stores each result once.
 
 The loop, per node: take back what this worker name still holds from before a restart; reclaim
-entries whose worker died (idle past the lease); read new entries as capacity allows; start each
-match whose bots are connected here with free slots; keep the lease of what it holds fresh. When a
-match ends, its result is stored (once per match id, even if the match ran twice) and only then is
-the entry acknowledged. An aborted match is not acknowledged: it runs again.
+entries whose worker died (idle past the lease); read new entries as room allows; start each match
+whose bots have free slots (counted over every node); keep the lease of everything it holds fresh.
+
+- A match one of whose bots is connected to no node is *parked* for that bot: off the queue until
+  the bot connects, so absent bots cost nothing and hold no place in the queue.
+- A match whose bots are busy waits, and is tried again as soon as any node frees a slot or a bot
+  connects (the queue's generation count moves), or every ``retry_seconds`` in any case.
+- When a match ends, its result is stored and its entry acknowledged in one step (once per match
+  id, even if the match ran twice). An aborted match is not acknowledged: it runs again.
+- Every ``reconcile_seconds`` one node (a lock in Redis) queues again whatever open match is
+  nowhere — lost, say, when the store's host crashed before writing its last second to disk.
 """
 
 from __future__ import annotations
@@ -14,7 +21,6 @@ import contextlib
 import dataclasses
 import logging
 import secrets
-from collections.abc import Callable
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -26,8 +32,9 @@ from arena.metrics import ArenaMetrics
 from arena.queue.stream import Entry, MatchQueue
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
-from arena.service.matches import BotUnavailableError, MatchManager
+from arena.service.matches import BotAbsentError, BotUnavailableError, MatchManager
 from arena.store.leagues import LeagueStore
+from arena.store.redis_stores import key
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +44,6 @@ class _Held:
     entry_id: str
     league_id: str
     match_id: str
-    since: float
     spec: MatchSpec | None = None
     """The scheduled match and its league's spec, read once when the entry is first looked at."""
     league: dict[str, Any] | None = None
@@ -45,10 +51,15 @@ class _Held:
     """The league's deal secret (duplicate deals are dealt from it)."""
     task: asyncio.Task[None] | None = None
 
+    @property
+    def duplicate(self) -> bool:
+        """Whether the match is a rotation of a duplicate deal."""
+        return bool((self.league or {}).get("duplicate"))
 
-DealHook = Callable[[str, list[dict[str, Any]]], Any]
-"""Called once per deal whose every match has its result stored: (league id, the deal's results);
-may return an awaitable. A deal is one match, or the k rotations of a duplicate deal."""
+    @property
+    def deal_size(self) -> int:
+        """How many matches play the match's deal."""
+        return int((self.league or {}).get("players_per_match", 1)) if self.duplicate else 1
 
 
 class RefereeWorker:
@@ -64,7 +75,8 @@ class RefereeWorker:
         lease_seconds: float = 30.0,
         max_held: int = 256,
         poll_seconds: float = 0.1,
-        on_deal: DealHook | None = None,
+        retry_seconds: float = 2.0,
+        reconcile_seconds: float | None = None,
         metrics: ArenaMetrics | None = None,
     ) -> None:
         self.queue = queue
@@ -74,12 +86,18 @@ class RefereeWorker:
         self.lease_seconds = lease_seconds
         self.max_held = max_held
         self.poll_seconds = poll_seconds
-        self.on_deal = on_deal
+        self.retry_seconds = retry_seconds
+        self.reconcile_seconds = lease_seconds if reconcile_seconds is None else reconcile_seconds
         self.metrics = metrics
         self.held: dict[str, _Held] = {}
-        self._last_touch = self._last_reclaim = 0.0
+        self._last_touch = self._last_reclaim = self._last_retry = self._last_reconcile = 0.0
+        self._generation = -1
+        self._ended = asyncio.Event()
+        """Set when a match of this node ends (its bots may be free for a waiting match)."""
         self.results_stored = 0
         self.reclaimed = 0
+        self.requeued = 0
+        self.parked = 0
 
     async def run(self, stop: asyncio.Event) -> None:
         """Work until ``stop`` is set; matches still running then are left to be aborted by the node.
@@ -88,7 +106,7 @@ class RefereeWorker:
         nothing held is dropped meanwhile.
         """
         started = False
-        self._last_touch = self._last_reclaim = 0.0
+        self._last_touch = self._last_reclaim = self._last_retry = self._last_reconcile = 0.0
         backoff = 0.1
         while not stop.is_set():
             try:
@@ -98,12 +116,13 @@ class RefereeWorker:
                     started = True
                 await self._iteration()
                 backoff = 0.1
-                wait = self.poll_seconds if self._waiting() else 0.001
+                wait = self.poll_seconds if self._waiting() else 0.0
             except (RedisError, OSError) as error:
                 log.warning("redis unavailable (%s); retrying in %.1f s", error, backoff)
                 wait, backoff = backoff, min(backoff * 2, 5.0)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), wait)
+            if wait:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), wait)
 
     async def _iteration(self) -> None:
         now = asyncio.get_running_loop().time()
@@ -114,13 +133,28 @@ class RefereeWorker:
             self._take(stale)
             if self.metrics is not None:
                 self.metrics.reclaimed.inc(len(stale))
+        if now - self._last_reconcile >= self.reconcile_seconds:
+            self._last_reconcile = now
+            await self._reconcile()
         room = self.max_held - len(self.held)
+        fresh: list[Entry] = []
         if room > 0:
-            block = int(self.poll_seconds * 1000) if not self._waiting() else 1
-            self._take(await self.queue.read_new(self.consumer, min(room, 64), block))
-        await self._start_waiting()
+            # Block for new work only when nothing waits here; else just look.
+            block = 1 if self._waiting() else int(self.poll_seconds * 1000)
+            fresh = await self.queue.read_new(self.consumer, min(room, 64), block)
+            self._take(fresh)
+        generation = await self.queue.generation()
+        if (
+            fresh
+            or generation != self._generation
+            or self._ended.is_set()
+            or now - self._last_retry >= self.retry_seconds
+        ):
+            self._generation, self._last_retry = generation, now
+            self._ended.clear()
+            await self._start_waiting()
         if now - self._last_touch >= min(self.lease_seconds / 3, 5.0):
-            await self._touch()
+            await self.queue.touch(self.consumer, list(self.held))
             self._last_touch = now
             if self.metrics is not None:
                 depth, _, oldest = await self.queue.depth()
@@ -131,45 +165,69 @@ class RefereeWorker:
         return [h for h in self.held.values() if h.task is None]
 
     def _take(self, entries: list[Entry]) -> None:
-        now = asyncio.get_running_loop().time()
         for entry_id, fields in entries:
             if entry_id not in self.held:
-                self.held[entry_id] = _Held(entry_id, fields.get("league", ""), fields.get("match", ""), now)
+                self.held[entry_id] = _Held(entry_id, fields.get("league", ""), fields.get("match", ""))
+
+    async def _reconcile(self) -> None:
+        """Queue again the open matches that are nowhere; one node at a time does it."""
+        lock = key("queue", "reconciling")
+        if not await self.queue.r.set(lock, self.consumer, nx=True, px=int(self.reconcile_seconds * 1000)):
+            return
+        for league_id in await self.leagues.active_ids():
+            lost = await self.leagues.reconcile(league_id)
+            if lost:
+                self.requeued += lost
+                log.warning("%d matches of league %s were nowhere: queued again", lost, league_id)
 
     async def _start_waiting(self) -> None:
+        busy: set[str] = set()
+        """Bots found busy in this pass: their other matches are not tried again until the next."""
         for held in self._waiting():
-            if held.spec is None:
-                scheduled = await self.leagues.match(held.league_id, held.match_id)
-                if scheduled is None:  # unknown: nothing to do
-                    await self.queue.ack([held.entry_id])
-                    del self.held[held.entry_id]
-                    continue
-                held.spec, held.league = MatchSpec.from_dict(scheduled), await self.leagues.spec(held.league_id) or {}
-                held.secret = await self.leagues.secret(held.league_id) or b""
-                if await self.leagues.has_result(held.league_id, held.match_id):
-                    # It ran before and its result is stored: finish what its worker may not have.
-                    await self._store(held, {})
-                    del self.held[held.entry_id]
-                    continue
+            if held.spec is None and not await self._look_up(held):
+                continue
             spec, league = held.spec, held.league or {}
             assert spec is not None
-            duplicate = bool(league.get("duplicate"))
+            if busy.intersection(spec.bots):
+                continue
             try:
                 run_id = await self.matches.start(
                     league.get("game", "5211"),
                     spec.bots,
                     # A duplicate deal is the same cards in every rotation, and withheld until all are
                     # played; any other match (or re-run after an abort) is dealt afresh.
-                    seed=deal_seed(held.secret, spec.deal) if duplicate else secrets.randbits(SEED_BITS),
+                    seed=deal_seed(held.secret, spec.deal) if held.duplicate else secrets.randbits(SEED_BITS),
                     options=league.get("options") or {},
                     time_control=TimeControl.from_dict(league.get("time_control") or {}),
                     match_id=f"{held.match_id}.{secrets.token_hex(3)}",
-                    seal=spec.deal_id if duplicate else None,
+                    seal=spec.deal_id if held.duplicate else None,
                 )
+            except BotAbsentError as absent:
+                if await self.leagues.park(held.league_id, held.match_id, held.entry_id, absent.bot):
+                    self.parked += 1
+                    del self.held[held.entry_id]
+                continue
             except BotUnavailableError:
-                continue  # its bots are busy or not connected here yet; try again soon
+                busy.update(spec.bots)
+                continue  # its bots are busy; tried again when a slot frees
             await self.leagues.mark_running(held.league_id, held.match_id)
             held.task = asyncio.ensure_future(self._play(held, run_id))
+
+    async def _look_up(self, held: _Held) -> bool:
+        """Read the entry's match and league once; False if there is nothing to play."""
+        scheduled = await self.leagues.match(held.league_id, held.match_id)
+        if scheduled is None:  # unknown: nothing to do
+            await self.queue.ack([held.entry_id])
+            del self.held[held.entry_id]
+            return False
+        held.spec, held.league = MatchSpec.from_dict(scheduled), await self.leagues.spec(held.league_id) or {}
+        held.secret = await self.leagues.secret(held.league_id) or b""
+        if await self.leagues.has_result(held.league_id, held.match_id):
+            # It ran before and its result is stored: finish what its worker may not have.
+            await self._store(held, {})
+            del self.held[held.entry_id]
+            return False
+        return True
 
     async def _play(self, held: _Held, run_id: str) -> None:
         try:
@@ -180,6 +238,8 @@ class RefereeWorker:
                 await self.leagues.mark_not_running(held.league_id, held.match_id)
             self.held.pop(held.entry_id, None)
             return
+        finally:
+            self._ended.set()
         if record.outcome is None or record.outcome.termination is Termination.ABORTED:
             with contextlib.suppress(RedisError, OSError):
                 await self.leagues.mark_not_running(held.league_id, held.match_id)
@@ -199,36 +259,16 @@ class RefereeWorker:
         self.held.pop(held.entry_id, None)
 
     async def _store(self, held: _Held, result: dict[str, Any]) -> None:
-        """Store the result (once per match id); once its deal is whole, unseal the deal's records and
-        tell the hook; then acknowledge the entry. Safe to repeat: a stored result is never replaced."""
+        """Store the result (once per match id) and acknowledge the entry in one step; once its deal
+        is whole, unseal the deal's records. Safe to repeat: a stored result is never replaced."""
         assert held.spec is not None
-        deal_id = held.spec.deal_id
-        stored, deal_results = await self.leagues.record_result(held.league_id, held.match_id, deal_id, result)
-        duplicate = bool((held.league or {}).get("duplicate"))
-        deal_size = int((held.league or {}).get("players_per_match", 1)) if duplicate else 1
+        stored, deal_results = await self.leagues.record_result(
+            held.league_id, held.match_id, held.spec.deal_id, result, held.entry_id
+        )
         if stored:
             self.results_stored += 1
-        if deal_results >= deal_size:
-            if duplicate:
-                await self.matches.unseal(deal_id)  # idempotent: a re-run of this step does it again
-            if stored and self.on_deal is not None:
-                try:  # the live ratings are a view: a failure there must not hold the queue up
-                    deal = [result] if not duplicate else await self.leagues.deal_results(held.league_id, deal_id)
-                    outcome = self.on_deal(held.league_id, deal)
-                    if asyncio.iscoroutine(outcome):
-                        await outcome
-                except Exception:
-                    log.exception("the result hook failed for %s", held.match_id)
-        await self.queue.ack([held.entry_id])
-
-    async def _touch(self) -> None:
-        now = asyncio.get_running_loop().time()
-        # Waiting entries older than the lease are let go, so a node whose bots are connected can take them.
-        fresh = [h.entry_id for h in self.held.values() if h.task is not None or now - h.since < self.lease_seconds]
-        await self.queue.touch(self.consumer, fresh)
-        for held in list(self.held.values()):
-            if held.task is None and now - held.since >= self.lease_seconds:
-                del self.held[held.entry_id]
+        if held.duplicate and deal_results >= held.deal_size:
+            await self.matches.unseal(held.spec.deal_id)  # idempotent: a re-run of this step does it again
 
 
 def result_of(league_id: str, match_id: str, record: MatchRecord, deal_id: str | None = None) -> dict[str, Any]:

@@ -7,13 +7,14 @@ time control and creation time.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import secrets
 from collections import Counter
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.league.elo import INITIAL_RATING, elo_changes
+from arena.league.elo import EloLadder
 from arena.league.result import MatchResult
 from arena.league.schedule import SECRET_BYTES, LeagueSpec, schedule_league
 from arena.league.table import LeagueTable
@@ -21,6 +22,9 @@ from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
 from arena.store.leagues import LeagueStore
+
+MAX_REQUEST_ID = 128
+"""Characters of a create request's id that count."""
 
 
 class LeagueNotFoundError(ArenaError, KeyError):
@@ -78,21 +82,26 @@ class LeagueService:
         self.queue = queue
         self.clock = clock
 
-    async def create(self, spec: LeagueSpec, time_control: TimeControl, name: str = "") -> LeagueInfo:
-        """Schedule the league, store it and queue every match; returns it with its progress."""
-        matches = schedule_league(spec)
-        created_at = self.clock.wall()
+    async def create(
+        self, spec: LeagueSpec, time_control: TimeControl, name: str = "", request_id: str = ""
+    ) -> LeagueInfo:
+        """Schedule the league, then store it and queue every match in one step (a league exists whole
+        or not at all); returns it with its progress. A ``request_id`` sent before returns the league
+        that request made, so a client may retry a create whose answer it did not get."""
+        # Scheduling a large league takes a while: off the event loop.
+        matches = await asyncio.to_thread(lambda: [m.to_dict() for m in schedule_league(spec)])
         stored = spec.to_dict() | {
             "name": name or spec.league_id,
             "time_control": time_control.to_dict(),
-            "created_at": created_at,
+            "created_at": self.clock.wall(),
         }
-        secret = secrets.token_bytes(SECRET_BYTES)
-        if not await self.store.create(spec.league_id, stored, [m.to_dict() for m in matches], secret):
-            raise ArenaError(f"a league with id {spec.league_id!r} exists already")
         await self.queue.ensure_group()
-        await self.queue.enqueue([{"league": spec.league_id, "match": m.match_id} for m in matches])
-        return await self.get(spec.league_id)
+        made = await self.store.create(
+            spec.league_id, stored, matches, secrets.token_bytes(SECRET_BYTES), request_id[:MAX_REQUEST_ID]
+        )
+        if made is None:
+            raise ArenaError(f"a league with id {spec.league_id!r} exists already")
+        return await self.get(made)
 
     async def get(self, league_id: str) -> LeagueInfo:
         """A league and its progress."""
@@ -118,25 +127,9 @@ class LeagueService:
         await self.get(league_id)
         return await self.store.results(league_id)
 
-    async def on_deal(self, league_id: str, results: list[dict[str, Any]]) -> None:
-        """Every match of a deal has its result stored: move the live Elo ratings by them.
-
-        A duplicate deal's rotations count only together, once all are stored: until then their
-        results say something about the cards the other rotations hold.
-        """
-        matches = [MatchResult.from_dict(r) for r in results]
-
-        def update(ratings: dict[str, float]) -> dict[str, float]:
-            new = dict(ratings)
-            for match in matches:
-                for bot, change in elo_changes(new, match).items():
-                    new[bot] = new.get(bot, INITIAL_RATING) + change
-            return {bot: new[bot] for match in matches for bot in match.bots}
-
-        await self.store.update_elo(league_id, update)
-
     async def leaderboard(self, league_id: str) -> tuple[LeagueInfo, LeagueTable, dict[str, float]]:
-        """The league table rebuilt from the stored results, and the live Elo ratings.
+        """The league table and the live Elo ratings, both rebuilt from the stored results (the Elo by
+        replaying them in the order they were stored), so neither can miss a result.
 
         Only whole deals count: a duplicate deal's results are left out until all its rotations are in.
         """
@@ -146,4 +139,4 @@ class LeagueService:
             per_deal = Counter(r.deal_id for r in results)
             results = [r for r in results if per_deal[r.deal_id] >= info.spec.players_per_match]
         table = LeagueTable.from_results(results, info.spec.bots)
-        return info, table, await self.store.elo(league_id)
+        return info, table, EloLadder.from_results(results).ratings

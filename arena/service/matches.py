@@ -8,7 +8,8 @@ import dataclasses
 import logging
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.errors import ArenaError, GameSetupError
@@ -20,6 +21,7 @@ from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
+from arena.store.slots import SlotBroker, Slots
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +31,14 @@ WATCH_QUEUE_LIMIT = 1024
 
 class BotUnavailableError(ArenaError):
     """A bot named for a match is not connected, does not play the game, or has no free slot."""
+
+
+class BotAbsentError(BotUnavailableError):
+    """A bot named for a match is connected to no node of the arena."""
+
+    def __init__(self, bot: str) -> None:
+        super().__init__(f"bot {bot[:80]!r} is not connected")
+        self.bot = bot
 
 
 class MatchNotFoundError(ArenaError, KeyError):
@@ -166,7 +176,10 @@ class MatchManager:
         self.relay: Relay | None = None
         """Set on a node that shares Redis with others: lets matches seat bots connected elsewhere."""
         self.store: RecordStore = store or MemoryRecordStore()
+        self.slots: SlotBroker | None = None
+        """Set on a node with Redis: a bot's matches at once are counted over every node."""
         self.running: dict[str, RunningMatch] = {}
+        self._chores: set[asyncio.Task[None]] = set()
 
     async def start(
         self,
@@ -198,7 +211,7 @@ class MatchManager:
             if session is None or session.connection is None:
                 home = await self.relay.locate(name) if self.relay is not None else None
                 if home is None or (self.relay is not None and home == self.relay.node_id):
-                    raise BotUnavailableError(f"bot {name!r} is not connected")
+                    raise BotAbsentError(name)
                 elsewhere[name] = home
                 continue
             if game_name not in session.games:
@@ -212,6 +225,13 @@ class MatchManager:
         seed = secrets.randbits(63) if seed is None else seed
         # Validate the set-up before any seat is taken.
         game.initial_state(len(bots), seed, options or {}, deck)
+        if self.slots is not None:
+            local = {n: s.capacity for n in set(bots) if (s := self.hub.sessions.get(n)) and s.connection is not None}
+            verdict, bot = await self.slots.acquire(match_id, Counter(bots), local)
+            if verdict is Slots.ABSENT:
+                raise BotAbsentError(bot)
+            if verdict is Slots.BUSY:
+                raise BotUnavailableError(f"bot {bot!r} has no free match slot: it plays as many as it asked for")
         seats: list[RemoteSeat | RelaySeat] = []
         for name in bots:
             if name in elsewhere and self.relay is not None:
@@ -233,6 +253,8 @@ class MatchManager:
             await self._keep(match.record, seal)
             raise
         finally:
+            if self.slots is not None:
+                self._chore(self.slots.release(setup.match_id, setup.players))
             running = self.running.pop(setup.match_id, None)
             if running is not None:
                 for seat in running.seats:
@@ -245,6 +267,22 @@ class MatchManager:
 
     async def _keep(self, record: MatchRecord, seal: str | None) -> None:
         await (self.store.save(record) if seal is None else self.store.hold(seal, record))
+
+    def _chore(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run a store write in the background (it must not hold up, or be cancelled with, a match)."""
+        task = asyncio.ensure_future(work)
+        self._chores.add(task)
+        task.add_done_callback(self._chore_done)
+
+    def _chore_done(self, task: asyncio.Task[None]) -> None:
+        self._chores.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("a match store write failed: %s", task.exception())
+
+    async def refresh_slots(self) -> None:
+        """Keep the slots of this node's running matches held (call more often than their hold lapses)."""
+        if self.slots is not None:
+            await self.slots.refresh({mid: list(m.setup.players) for mid, m in self.running.items()})
 
     async def unseal(self, seal: str) -> None:
         """Every rotation of the deal has ended: release the records held under its seal."""

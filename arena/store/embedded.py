@@ -90,7 +90,7 @@ class EmbeddedRedis:
             "--port", str(self.port),
             "--dir", str(self.data_dir),
             "--appendonly", "yes",
-            "--appendfsync", "everysec",
+            "--appendfsync", "always",  # an acknowledged write survives a host crash (see README)
             "--save", "",
             "--protected-mode", "yes",
             "--daemonize", "no",

@@ -1,31 +1,63 @@
-"""Leagues on Redis: their spec, their matches, their results (each exactly once) and live ratings.
+"""Leagues on Redis: their spec, their matches, where each match is, and its result (exactly once).
 
-Keys (all JSON values)::
+Keys (JSON values)::
 
     arena:leagues                      zset of league ids by creation time
+    arena:leagues:active               set of leagues with matches still to be played
     arena:league:{id}                  the league spec
     arena:league:{id}:secret           the key its duplicate deals are dealt from (never leaves the server)
     arena:league:{id}:matches          hash match id -> the scheduled match
+    arena:league:{id}:open             set of match ids without a stored result
+    arena:league:{id}:where            hash open match id -> its queue entry id, or "p:{bot}" while parked
     arena:league:{id}:results          list of match ids, in the order their results were stored
     arena:league:{id}:running          set of match ids being played
-    arena:league:{id}:elo              hash bot -> live Elo rating
     arena:league:{id}:deal:{deal}      list of the deal's match ids whose results are stored
     arena:result:{league}:{match}      the match's result, written once (SET NX)
+    arena:parked:{bot}                 set of "{league} {match}" waiting for that absent bot to connect
+    arena:league-request:{request}     the league a client's create request made (idempotent retries)
+
+Every change of where a match is happens in one script, together with the queue operation it goes
+with: creating a league queues all its matches at once (a league exists whole or not at all); storing
+a result acknowledges its queue entry; parking a match for an absent bot takes it off the queue. So
+``reconcile`` can find any open match that is nowhere (lost to a crash of the store's host) and queue
+it again.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import WatchError
 
-from arena.store.redis_stores import key, text
+from arena.store.redis_stores import PREFIX, key, text
 
-# Store a result only if none is stored yet; then list it (in the league and in its deal) and clear
-# it from the running set. Returns {stored (1/0), results of the deal stored so far}.
+QUEUE_STREAM = key("queue", "matches")
+QUEUE_GROUP = "referees"
+REQUEST_TTL_SECONDS = 7 * 24 * 3600
+"""How long a create request's id keeps naming the league it made."""
+
+_CREATE = """
+if ARGV[5] ~= '' then
+  local prior = redis.call('GET', KEYS[9])
+  if prior then return prior end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+redis.call('SADD', KEYS[4], ARGV[4])
+for i = 6, #ARGV, 2 do
+  local m = ARGV[i]
+  redis.call('HSET', KEYS[5], m, ARGV[i + 1])
+  redis.call('SADD', KEYS[6], m)
+  redis.call('HSET', KEYS[7], m, redis.call('XADD', KEYS[8], '*', 'league', ARGV[4], 'match', m))
+end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[9], ARGV[4], 'EX', ARGV[5]) end
+return ARGV[4]
+"""
+
 _RECORD_RESULT = """
 local stored = 0
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
@@ -33,35 +65,97 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   redis.call('RPUSH', KEYS[4], ARGV[2])
   stored = 1
 end
+redis.call('SREM', KEYS[5], ARGV[2])
 redis.call('SREM', KEYS[3], ARGV[2])
+redis.call('HDEL', KEYS[6], ARGV[2])
+if ARGV[4] ~= '' then
+  redis.call('XACK', KEYS[7], ARGV[3], ARGV[4])
+  redis.call('XDEL', KEYS[7], ARGV[4])
+end
+if redis.call('SCARD', KEYS[5]) == 0 then redis.call('SREM', KEYS[8], ARGV[5]) end
 return {stored, redis.call('LLEN', KEYS[4])}
+"""
+
+_PARK = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('XACK', KEYS[4], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[4], ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
+return 1
+"""
+
+_UNPARK = """
+local members = redis.call('SMEMBERS', KEYS[1])
+for _, member in ipairs(members) do
+  local space = string.find(member, ' ', 1, true)
+  local league, match = string.sub(member, 1, space - 1), string.sub(member, space + 1)
+  local id = redis.call('XADD', KEYS[2], '*', 'league', league, 'match', match)
+  redis.call('HSET', ARGV[1] .. league .. ':where', match, id)
+end
+redis.call('DEL', KEYS[1])
+return #members
+"""
+
+_REQUEUE = """
+local id = redis.call('XADD', KEYS[2], '*', 'league', ARGV[1], 'match', ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[2], id)
+redis.call('SREM', KEYS[3], ARGV[2])
+return id
 """
 
 
 class LeagueStore:
     """Persistence of leagues; every method is one or a few Redis round trips."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, stream: str = QUEUE_STREAM, group: str = QUEUE_GROUP) -> None:
         self.r = client
+        self.stream = stream
+        self.group = group
+        self._create = client.register_script(_CREATE)
         self._record_result = client.register_script(_RECORD_RESULT)
+        self._park = client.register_script(_PARK)
+        self._unpark = client.register_script(_UNPARK)
+        self._requeue = client.register_script(_REQUEUE)
+
+    def _key(self, league_id: str, part: str) -> str:
+        return key("league", f"{league_id}:{part}")
 
     async def create(
-        self, league_id: str, spec: Mapping[str, Any], matches: Sequence[Mapping[str, Any]], secret: bytes
-    ) -> bool:
-        """Store a new league, the secret its deals come from, and its schedule; False if the id exists."""
-        if not await self.r.set(key("league", league_id), json.dumps(spec), nx=True):
-            return False
-        async with self.r.pipeline(transaction=True) as pipe:
-            pipe.set(key("league", f"{league_id}:secret"), secret)
-            pipe.zadd(key("leagues"), {league_id: float(spec.get("created_at", 0.0))})
-            for start in range(0, len(matches), 1000):
-                chunk = matches[start : start + 1000]
-                pipe.hset(
-                    key("league", f"{league_id}:matches"),
-                    mapping={m["match_id"]: json.dumps(m) for m in chunk},
-                )
-            await pipe.execute()
-        return True
+        self,
+        league_id: str,
+        spec: Mapping[str, Any],
+        matches: Sequence[Mapping[str, Any]],
+        secret: bytes,
+        request_id: str = "",
+    ) -> str | None:
+        """Store a new league, the secret its deals come from and its schedule, and queue every match,
+        all at once. Returns the league's id; for a ``request_id`` seen before, the id of the league that
+        request made (nothing new is stored); None if ``league_id`` exists already."""
+        args: list[str | bytes | float] = [
+            json.dumps(spec),
+            secret,
+            float(spec.get("created_at", 0.0)),
+            league_id,
+            str(REQUEST_TTL_SECONDS) if request_id else "",
+        ]
+        for match in matches:
+            args += [str(match["match_id"]), json.dumps(match)]
+        made = await self._create(
+            keys=[
+                key("league", league_id),
+                self._key(league_id, "secret"),
+                key("leagues"),
+                key("leagues", "active"),
+                self._key(league_id, "matches"),
+                self._key(league_id, "open"),
+                self._key(league_id, "where"),
+                self.stream,
+                key("league-request", request_id),
+            ],
+            args=args,
+        )
+        return None if made is None else text(made)
 
     async def spec(self, league_id: str) -> dict[str, Any] | None:
         """The league's spec."""
@@ -70,16 +164,20 @@ class LeagueStore:
 
     async def secret(self, league_id: str) -> bytes | None:
         """The key the league's duplicate deals are dealt from (for the referee worker only)."""
-        raw = await self.r.get(key("league", f"{league_id}:secret"))
+        raw = await self.r.get(self._key(league_id, "secret"))
         return raw.encode() if isinstance(raw, str) else raw
 
     async def league_ids(self, limit: int = 100) -> list[str]:
         """The most recent leagues, newest first."""
         return [text(i) for i in await self.r.zrevrange(key("leagues"), 0, limit - 1)]
 
+    async def active_ids(self) -> list[str]:
+        """Leagues with matches still to be played."""
+        return sorted(text(i) for i in await self.r.smembers(key("leagues", "active")))
+
     async def match(self, league_id: str, match_id: str) -> dict[str, Any] | None:
         """One scheduled match."""
-        raw = await self.r.hget(key("league", f"{league_id}:matches"), match_id)
+        raw = await self.r.hget(self._key(league_id, "matches"), match_id)
         return json.loads(raw) if raw else None
 
     async def has_result(self, league_id: str, match_id: str) -> bool:
@@ -88,39 +186,83 @@ class LeagueStore:
 
     async def mark_running(self, league_id: str, match_id: str) -> None:
         """The match is being played."""
-        await self.r.sadd(key("league", f"{league_id}:running"), match_id)
+        await self.r.sadd(self._key(league_id, "running"), match_id)
 
     async def mark_not_running(self, league_id: str, match_id: str) -> None:
         """The match stopped without a result (it will be played again)."""
-        await self.r.srem(key("league", f"{league_id}:running"), match_id)
+        await self.r.srem(self._key(league_id, "running"), match_id)
 
     async def record_result(
-        self, league_id: str, match_id: str, deal_id: str, result: Mapping[str, Any]
+        self, league_id: str, match_id: str, deal_id: str, result: Mapping[str, Any], entry_id: str = ""
     ) -> tuple[bool, int]:
-        """Store the match's result unless one is stored already.
-
-        Returns whether this call stored it, and how many of its deal's results are stored now.
-        """
+        """Store the match's result unless one is stored already, and acknowledge its queue entry, in one
+        step. Returns whether this call stored it, and how many of its deal's results are stored now."""
         stored, deal_results = await self._record_result(
             keys=[
                 key("result", f"{league_id}:{match_id}"),
-                key("league", f"{league_id}:results"),
-                key("league", f"{league_id}:running"),
-                key("league", f"{league_id}:deal:{deal_id}"),
+                self._key(league_id, "results"),
+                self._key(league_id, "running"),
+                self._key(league_id, f"deal:{deal_id}"),
+                self._key(league_id, "open"),
+                self._key(league_id, "where"),
+                self.stream,
+                key("leagues", "active"),
             ],
-            args=[json.dumps(result), match_id],
+            args=[json.dumps(result), match_id, self.group, entry_id, league_id],
         )
         return bool(stored), int(deal_results)
 
-    async def deal_results(self, league_id: str, deal_id: str) -> list[dict[str, Any]]:
-        """The stored results of one deal's matches, in the order they arrived."""
-        ids = [text(i) for i in await self.r.lrange(key("league", f"{league_id}:deal:{deal_id}"), 0, -1)]
-        values = await self.r.mget([key("result", f"{league_id}:{i}") for i in ids]) if ids else []
-        return [json.loads(v) for v in values if v]
+    async def park(self, league_id: str, match_id: str, entry_id: str, bot: str) -> bool:
+        """Take the match off the queue until ``bot`` connects (``unpark``); False, and nothing changes,
+        if the bot is connected to a node by now."""
+        parked = await self._park(
+            keys=[key("botat", bot), key("parked", bot), self._key(league_id, "where"), self.stream],
+            args=[self.group, entry_id, f"{league_id} {match_id}", match_id, f"p:{bot}"],
+        )
+        return bool(parked)
+
+    async def unpark(self, bot: str) -> int:
+        """The bot connected: queue every match parked for it again; returns how many."""
+        return int(await self._unpark(keys=[key("parked", bot), self.stream], args=[f"{PREFIX}:league:"]))
+
+    async def reconcile(self, league_id: str, chunk: int = 500) -> int:
+        """Queue again every open match of the league that is nowhere: neither queued (new, or pending
+        at a worker), parked, nor stored. Safe to run on several nodes at once: a match queued twice
+        still gets one result. Returns how many were queued again."""
+        where_key, open_key, running_key = (self._key(league_id, part) for part in ("where", "open", "running"))
+        lost: list[str] = []
+        cursor = 0
+        while True:
+            cursor, members = await self.r.sscan(open_key, cursor, count=chunk)
+            ids = [text(m) for m in members]
+            if ids:
+                places = await self.r.hmget(where_key, ids)
+                async with self.r.pipeline(transaction=False) as pipe:
+                    for match_id, place in zip(ids, places, strict=True):
+                        where = "" if place is None else text(place)
+                        if where.startswith("p:"):
+                            pipe.sismember(key("parked", where[2:]), f"{league_id} {match_id}")
+                        elif where:
+                            pipe.xrange(self.stream, where, where, count=1)
+                        else:
+                            pipe.exists(key("result", f"{league_id}:{match_id}"))  # nowhere, unless stored
+                    found = await pipe.execute()
+                lost += [m for m, seen in zip(ids, found, strict=True) if not seen]
+            if cursor == 0:
+                break
+        running = [text(m) for m in await self.r.smembers(running_key)]
+        if running:  # a crash can leave a match marked running whose result is stored
+            still_open = await self.r.smismember(open_key, running)
+            done = [m for m, is_open in zip(running, still_open, strict=True) if not is_open]
+            if done:
+                await self.r.srem(running_key, *done)
+        for match_id in lost:
+            await self._requeue(keys=[where_key, self.stream, running_key], args=[league_id, match_id])
+        return len(lost)
 
     async def results(self, league_id: str) -> list[dict[str, Any]]:
         """Every stored result, in the order they arrived."""
-        ids = [text(i) for i in await self.r.lrange(key("league", f"{league_id}:results"), 0, -1)]
+        ids = [text(i) for i in await self.r.lrange(self._key(league_id, "results"), 0, -1)]
         results: list[dict[str, Any]] = []
         for start in range(0, len(ids), 1000):
             chunk = ids[start : start + 1000]
@@ -128,36 +270,17 @@ class LeagueStore:
             results.extend(json.loads(v) for v in values if v)
         return results
 
+    async def deal_results(self, league_id: str, deal_id: str) -> list[dict[str, Any]]:
+        """The stored results of one deal's matches, in the order they arrived."""
+        ids = [text(i) for i in await self.r.lrange(self._key(league_id, f"deal:{deal_id}"), 0, -1)]
+        values = await self.r.mget([key("result", f"{league_id}:{i}") for i in ids]) if ids else []
+        return [json.loads(v) for v in values if v]
+
     async def progress(self, league_id: str) -> tuple[int, int, int]:
         """(total matches, done, running)."""
         async with self.r.pipeline(transaction=False) as pipe:
-            pipe.hlen(key("league", f"{league_id}:matches"))
-            pipe.llen(key("league", f"{league_id}:results"))
-            pipe.scard(key("league", f"{league_id}:running"))
+            pipe.hlen(self._key(league_id, "matches"))
+            pipe.llen(self._key(league_id, "results"))
+            pipe.scard(self._key(league_id, "running"))
             total, done, running = await pipe.execute()
         return int(total), int(done), int(running)
-
-    async def update_elo(
-        self, league_id: str, update: Callable[[dict[str, float]], dict[str, float]], attempts: int = 50
-    ) -> dict[str, float]:
-        """Apply ``update`` to the live ratings atomically (optimistic locking); returns the new ratings."""
-        elo_key = key("league", f"{league_id}:elo")
-        for _ in range(attempts):
-            async with self.r.pipeline(transaction=True) as pipe:
-                try:
-                    await pipe.watch(elo_key)
-                    current = {text(k): float(v) for k, v in (await pipe.hgetall(elo_key)).items()}
-                    new = update(current)
-                    pipe.multi()  # type: ignore[no-untyped-call]
-                    if new:
-                        pipe.hset(elo_key, mapping=new)  # type: ignore[arg-type]
-                    await pipe.execute()
-                    return new
-                except WatchError:
-                    continue
-        raise RuntimeError(f"could not update the ratings of league {league_id} (too much contention)")
-
-    async def elo(self, league_id: str) -> dict[str, float]:
-        """The live ratings."""
-        raw = await self.r.hgetall(key("league", f"{league_id}:elo"))
-        return {text(k): float(v) for k, v in raw.items()}

@@ -22,9 +22,7 @@ async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[Le
     client = connect(redis_server.url)
     service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock)
     arena.node.leagues = service
-    worker = RefereeWorker(
-        service.queue, service.store, arena.node.matches, "node-test", lease_seconds=2, on_deal=service.on_deal
-    )
+    worker = RefereeWorker(service.queue, service.store, arena.node.matches, "node-test", lease_seconds=2)
     stop = asyncio.Event()
     task = asyncio.ensure_future(worker.run(stop))
     try:

@@ -32,9 +32,8 @@ async def schedule(queue: MatchQueue, leagues: LeagueStore, league_id: str, tabl
         for i, bots in enumerate(tables)
     ]
     spec = {"game": "5211", "time_control": {"decision_seconds": 2.0, "bank_seconds": 5.0}}
-    assert await leagues.create(league_id, spec, matches, secrets.token_bytes(SECRET_BYTES))
     await queue.ensure_group()
-    await queue.enqueue([{"league": league_id, "match": m["match_id"]} for m in matches])
+    assert await leagues.create(league_id, spec, matches, secrets.token_bytes(SECRET_BYTES)) == league_id
     return [m["match_id"] for m in matches]
 
 
@@ -107,7 +106,8 @@ async def test_a_match_that_runs_twice_is_counted_once(arena: Arena, store: tupl
         await arena.connect(name, capacity=8)
     ids = await schedule(queue, leagues, "L3", [["x", "y"]] * 3)
     # The same matches queued again, as after a redelivery: each result is still stored once.
-    await queue.enqueue([{"league": "L3", "match": match_id} for match_id in ids])
+    for match_id in ids:
+        await queue.r.xadd(queue.stream, {"league": "L3", "match": match_id})
     first = {"result": {"match_id": ids[0], "note": "stored by an earlier run"}}
     assert await leagues.record_result("L3", ids[0], "L3-d0", first["result"]) == (True, 1)
     assert await leagues.record_result("L3", ids[0], "L3-d0", {"match_id": ids[0], "note": "second"}) == (False, 1)
