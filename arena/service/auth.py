@@ -29,6 +29,16 @@ class InvalidNameError(ArenaError, ValueError):
     """A bot name does not fit the allowed pattern."""
 
 
+TOKEN_PREFIX = "arena_"
+"""Every token the arena makes starts with this: never with '-' (so no command line mistakes it for
+an option), and recognisable to secret scanners."""
+
+
+def new_token() -> str:
+    """A fresh secret token: the prefix and 256 random bits."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
 def hash_token(token: str) -> str:
     """The stored form of a token (SHA-256; tokens carry 256 random bits, so no salt is needed)."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -102,7 +112,7 @@ class BotRegistry:
                 f"invalid bot name {name[:80]!r}: use 1-64 letters, digits, '.', '_' or '-', "
                 "starting with a letter or digit"
             )
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         if not await self._store.add(name, hash_token(token)):
             raise NameTakenError(f"a bot named {name!r} is already registered")
         return token
