@@ -44,6 +44,20 @@ def register_bot(address: str, name: str, admin_token: str | None, tls_ca: str |
         return str(response.token)
 
 
+def revoke_token(address: str, name: str, admin_token: str | None, tls_ca: str | None = None) -> None:
+    """Revoke a bot's token: it can no longer connect, and its live connection is closed."""
+    with channel(address, tls_ca) as ch:
+        stub = registry_pb2_grpc.RegistryServiceStub(ch)
+        stub.RevokeToken(registry_pb2.RevokeTokenRequest(name=name), metadata=_metadata(admin_token))
+
+
+def rotate_token(address: str, name: str, admin_token: str | None, tls_ca: str | None = None) -> str:
+    """Give a bot a new token (returned) in place of the old one, which stops working."""
+    with channel(address, tls_ca) as ch:
+        stub = registry_pb2_grpc.RegistryServiceStub(ch)
+        return str(stub.RotateToken(registry_pb2.RotateTokenRequest(name=name), metadata=_metadata(admin_token)).token)
+
+
 def play_match(
     address: str,
     bots: Sequence[str],

@@ -25,6 +25,10 @@ class NameTakenError(ArenaError):
     """A bot of that name is already registered."""
 
 
+class BotNotFoundError(ArenaError):
+    """No bot of that name is registered."""
+
+
 class InvalidNameError(ArenaError, ValueError):
     """A bot name does not fit the allowed pattern."""
 
@@ -59,20 +63,38 @@ class TokenStore(Protocol):
         """Every registered bot name."""
         ...
 
+    async def replace(self, name: str, token_hash: str | None) -> bool:
+        """Give a bot a new token hash (None: no token at all), forgetting the old one at once;
+        False if no bot has that name."""
+        ...
+
 
 class MemoryTokenStore:
     """Token hashes in a dict (a single node without Redis, and tests)."""
 
     def __init__(self) -> None:
         self._by_hash: dict[str, str] = {}
-        self._names: set[str] = set()
+        self._hashes: dict[str, str | None] = {}
+        """Each bot's current token hash (None once revoked)."""
 
     async def add(self, name: str, token_hash: str) -> bool:
         """Store a new bot; False if the name exists."""
-        if name in self._names:
+        if name in self._hashes:
             return False
-        self._names.add(name)
+        self._hashes[name] = token_hash
         self._by_hash[token_hash] = name
+        return True
+
+    async def replace(self, name: str, token_hash: str | None) -> bool:
+        """Give a bot a new token hash (None: none); False if no bot has that name."""
+        if name not in self._hashes:
+            return False
+        old = self._hashes[name]
+        if old is not None:
+            del self._by_hash[old]
+        self._hashes[name] = token_hash
+        if token_hash is not None:
+            self._by_hash[token_hash] = name
         return True
 
     async def name_for(self, token_hash: str) -> str | None:
@@ -81,7 +103,7 @@ class MemoryTokenStore:
 
     async def names(self) -> list[str]:
         """Every registered bot name."""
-        return sorted(self._names)
+        return sorted(self._hashes)
 
 
 class BotRegistry:
@@ -115,6 +137,20 @@ class BotRegistry:
         token = new_token()
         if not await self._store.add(name, hash_token(token)):
             raise NameTakenError(f"a bot named {name!r} is already registered")
+        return token
+
+    async def revoke(self, name: str, admin_token: str | None) -> None:
+        """Revoke a bot's token (admin only): it stops working at once; the name stays the bot's."""
+        self.check_admin(admin_token)
+        if not await self._store.replace(name, None):
+            raise BotNotFoundError(f"no bot named {name[:80]!r} is registered")
+
+    async def rotate(self, name: str, admin_token: str | None) -> str:
+        """Give a bot a new token (admin only) and return it, once; the old one stops working."""
+        self.check_admin(admin_token)
+        token = new_token()
+        if not await self._store.replace(name, hash_token(token)):
+            raise BotNotFoundError(f"no bot named {name[:80]!r} is registered")
         return token
 
     async def authenticate(self, token: str) -> str:
