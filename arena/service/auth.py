@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 from typing import Protocol
 
 from arena.errors import ArenaError
@@ -111,6 +112,8 @@ class BotRegistry:
 
     def __init__(self, store: TokenStore, admin_token: str | None = None, open_registration: bool = False) -> None:
         self._store = store
+        self.make_token: Callable[[], str] = new_token
+        """Where new tokens come from (a test may choose awkward ones, e.g. starting with '-')."""
         self._admin_hash = hash_token(admin_token) if admin_token else None
         self.open_registration = open_registration
 
@@ -134,7 +137,7 @@ class BotRegistry:
                 f"invalid bot name {name[:80]!r}: use 1-64 letters, digits, '.', '_' or '-', "
                 "starting with a letter or digit"
             )
-        token = new_token()
+        token = self.make_token()
         if not await self._store.add(name, hash_token(token)):
             raise NameTakenError(f"a bot named {name!r} is already registered")
         return token
@@ -148,7 +151,7 @@ class BotRegistry:
     async def rotate(self, name: str, admin_token: str | None) -> str:
         """Give a bot a new token (admin only) and return it, once; the old one stops working."""
         self.check_admin(admin_token)
-        token = new_token()
+        token = self.make_token()
         if not await self._store.replace(name, hash_token(token)):
             raise BotNotFoundError(f"no bot named {name[:80]!r} is registered")
         return token
