@@ -44,13 +44,17 @@ def _serve(args: argparse.Namespace) -> int:
     if bool(args.tls_cert) != bool(args.tls_key):
         print("arena serve: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
+    if args.tls_client_ca and not args.tls_cert:
+        print("arena serve: --tls-client-ca needs --tls-cert and --tls-key", file=sys.stderr)
+        return 2
+    client_ca = Path(args.tls_client_ca) if args.tls_client_ca else None
     config = ServeConfig(
         address=args.address,
         redis_url=args.redis,
         data_dir=Path(args.data_dir),
         admin_token=args.admin_token,
         open_registration=args.open_registration,
-        tls=TlsFiles(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert else None,
+        tls=TlsFiles(Path(args.tls_cert), Path(args.tls_key), client_ca) if args.tls_cert else None,
         shutdown_grace_seconds=args.shutdown_grace,
         metrics_address=args.metrics_address or None,
         node_id=args.node_id,
@@ -291,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--open-registration", action="store_true", help="anyone may register bots and start matches")
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")
+    serve.add_argument(
+        "--tls-client-ca", help="PEM CA file: mutual TLS, every client needs a certificate it signed (and bots a token)"
+    )
     serve.add_argument(
         "--metrics-address", default="127.0.0.1:9464", help="host:port of /metrics ('' for none; default %(default)s)"
     )
