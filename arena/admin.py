@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -42,6 +42,20 @@ def register_bot(address: str, name: str, admin_token: str | None, tls_ca: str |
         stub = registry_pb2_grpc.RegistryServiceStub(ch)
         response = stub.RegisterBot(registry_pb2.RegisterBotRequest(name=name), metadata=_metadata(admin_token))
         return str(response.token)
+
+
+def revoke_token(address: str, name: str, admin_token: str | None, tls_ca: str | None = None) -> None:
+    """Revoke a bot's token: it can no longer connect, and its live connection is closed."""
+    with channel(address, tls_ca) as ch:
+        stub = registry_pb2_grpc.RegistryServiceStub(ch)
+        stub.RevokeToken(registry_pb2.RevokeTokenRequest(name=name), metadata=_metadata(admin_token))
+
+
+def rotate_token(address: str, name: str, admin_token: str | None, tls_ca: str | None = None) -> str:
+    """Give a bot a new token (returned) in place of the old one, which stops working."""
+    with channel(address, tls_ca) as ch:
+        stub = registry_pb2_grpc.RegistryServiceStub(ch)
+        return str(stub.RotateToken(registry_pb2.RotateTokenRequest(name=name), metadata=_metadata(admin_token)).token)
 
 
 def play_match(
@@ -127,9 +141,15 @@ def create_league(
 
 
 def watch_league(
-    address: str, league_id: str, console: Console, tls_ca: str | None = None, poll_seconds: float = 0.5
+    address: str,
+    league_id: str,
+    console: Console,
+    tls_ca: str | None = None,
+    poll_seconds: float = 0.5,
+    check: Callable[[league_pb2.League], None] | None = None,
 ) -> league_pb2.League:
-    """Show a live progress bar until every match of the league has its result."""
+    """Show a live progress bar until every match of the league has its result; ``check`` is
+    called with the league at every poll and may raise to stop watching."""
     with channel(address, tls_ca) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
@@ -149,6 +169,8 @@ def watch_league(
                 progress.update(task, total=p.total, completed=p.done, detail=detail)
                 if p.total and p.done >= p.total:
                     return league
+                if check is not None:
+                    check(league)
                 time.sleep(poll_seconds)
                 league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
 

@@ -44,13 +44,17 @@ def _serve(args: argparse.Namespace) -> int:
     if bool(args.tls_cert) != bool(args.tls_key):
         print("arena serve: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
+    if args.tls_client_ca and not args.tls_cert:
+        print("arena serve: --tls-client-ca needs --tls-cert and --tls-key", file=sys.stderr)
+        return 2
+    client_ca = Path(args.tls_client_ca) if args.tls_client_ca else None
     config = ServeConfig(
         address=args.address,
         redis_url=args.redis,
         data_dir=Path(args.data_dir),
         admin_token=args.admin_token,
         open_registration=args.open_registration,
-        tls=TlsFiles(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert else None,
+        tls=TlsFiles(Path(args.tls_cert), Path(args.tls_key), client_ca) if args.tls_cert else None,
         shutdown_grace_seconds=args.shutdown_grace,
         metrics_address=args.metrics_address or None,
         node_id=args.node_id,
@@ -69,6 +73,21 @@ def _register(args: argparse.Namespace) -> int:
     from arena.admin import register_bot
 
     print(register_bot(args.server, args.name, _admin_token(args), args.tls_ca))
+    return 0
+
+
+def _token_revoke(args: argparse.Namespace) -> int:
+    from arena.admin import revoke_token
+
+    revoke_token(args.server, args.name, _admin_token(args), args.tls_ca)
+    print(f"the token of {args.name} is revoked; its live connection is closed")
+    return 0
+
+
+def _token_rotate(args: argparse.Namespace) -> int:
+    from arena.admin import rotate_token
+
+    print(rotate_token(args.server, args.name, _admin_token(args), args.tls_ca))
     return 0
 
 
@@ -92,7 +111,11 @@ def _match(args: argparse.Namespace) -> int:
 def _bot(args: argparse.Namespace) -> int:
     from arena_bot.__main__ import main as bot_main
 
-    argv = [args.kind, "--server", *args.server.split(","), "--token", args.token]
+    argv = [args.kind, "--server", *args.server.split(",")]
+    if args.token:
+        argv.append(f"--token={args.token}")
+    if args.token_file:
+        argv.append(f"--token-file={args.token_file}")
     if args.concurrency:
         argv += ["--concurrency", str(args.concurrency)]
     return bot_main(argv)
@@ -192,9 +215,37 @@ def _loadtest(args: argparse.Namespace) -> int:
     return 0 if result.errors == 0 else 1
 
 
+def joined_values(argv: Sequence[str], flags: Sequence[str]) -> list[str]:
+    """``--flag VALUE`` as ``--flag=VALUE`` for the given flags, so a secret starting with '-' is
+    not taken for an option (argparse would say the flag lacks its value)."""
+    out: list[str] = []
+    items = iter(argv)
+    for item in items:
+        value = next(items, None) if item in flags else None
+        out.append(item if value is None else f"{item}={value}")
+    return out
+
+
+class OperatorError(Exception):
+    """An operator's mistake on the command line: one line, exit status 2."""
+
+
+def _read_secret(path: str, what: str) -> str:
+    try:
+        value = Path(path).read_text().strip()
+    except OSError as error:
+        raise OperatorError(f"cannot read the {what} file {path!r}: {error.strerror}") from None
+    if not value:
+        raise OperatorError(f"the {what} file {path!r} is empty")
+    return value
+
+
 def _admin_token(args: argparse.Namespace) -> str | None:
+    """--admin-token, --admin-token-file, $ARENA_ADMIN_TOKEN, or DATA_DIR/admin-token, in that order."""
     if args.admin_token:
         return str(args.admin_token)
+    if args.admin_token_file:
+        return _read_secret(args.admin_token_file, "admin token")
     if os.environ.get("ARENA_ADMIN_TOKEN"):
         return os.environ["ARENA_ADMIN_TOKEN"]
     path = Path(args.data_dir) / "admin-token"
@@ -205,7 +256,14 @@ def _client_options(parser: argparse.ArgumentParser, admin: bool = True) -> None
     parser.add_argument("--server", default=DEFAULT_SERVER, help=f"arena address (default {DEFAULT_SERVER})")
     parser.add_argument("--tls-ca", help="PEM file of the CA to trust (TLS); plain TCP without it")
     if admin:
-        parser.add_argument("--admin-token", help="admin token (default: $ARENA_ADMIN_TOKEN, or DATA_DIR/admin-token)")
+        parser.add_argument(
+            "--admin-token", help="admin token (visible to local users: prefer --admin-token-file or the default)"
+        )
+        parser.add_argument(
+            "--admin-token-file",
+            metavar="PATH",
+            help="read the admin token from this file (default: $ARENA_ADMIN_TOKEN, or DATA_DIR/admin-token)",
+        )
         parser.add_argument("--data-dir", default="data", help="where a local server keeps its admin token")
 
 
@@ -238,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")
     serve.add_argument(
+        "--tls-client-ca", help="PEM CA file: mutual TLS, every client needs a certificate it signed (and bots a token)"
+    )
+    serve.add_argument(
         "--metrics-address", default="127.0.0.1:9464", help="host:port of /metrics ('' for none; default %(default)s)"
     )
     serve.add_argument("--node-id", default="", help="this node's name on the shared queue (default host-pid)")
@@ -262,6 +323,17 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--bank-seconds", type=float, default=10.0)
     _client_options(match)
     match.set_defaults(handler=_match)
+
+    token = sub.add_parser("token", help="an admin's bot tokens: revoke or rotate")
+    token_sub = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
+    revoke = token_sub.add_parser("revoke", help="revoke a bot's token; its live connection is closed")
+    revoke.add_argument("name")
+    _client_options(revoke)
+    revoke.set_defaults(handler=_token_revoke)
+    rotate = token_sub.add_parser("rotate", help="give a bot a new token (printed once); the old one stops working")
+    rotate.add_argument("name")
+    _client_options(rotate)
+    rotate.set_defaults(handler=_token_rotate)
 
     league = sub.add_parser("league", help="round-robin and gauntlet leagues: create, watch, list")
     league_sub = league.add_subparsers(dest="league_command", required=True, metavar="ACTION")
@@ -309,7 +381,10 @@ def build_parser() -> argparse.ArgumentParser:
     bot = sub.add_parser("bot", help="run a starter bot (random, heuristic or hasty) against an arena")
     bot.add_argument("kind", choices=["random", "heuristic", "hasty"])
     bot.add_argument("--server", default=DEFAULT_SERVER, help="address, or several separated by commas")
-    bot.add_argument("--token", required=True, help="the bot's token")
+    bot.add_argument(
+        "--token", help="the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)"
+    )
+    bot.add_argument("--token-file", metavar="PATH", help="read the bot's token from this file")
     bot.add_argument("--concurrency", type=int, default=0, help="matches at once (default: the SDK's)")
     bot.set_defaults(handler=_bot)
     return parser
@@ -319,11 +394,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` command."""
     import grpc
 
-    args = build_parser().parse_args(argv)
+    given = sys.argv[1:] if argv is None else argv
+    args = build_parser().parse_args(joined_values(given, ("--token", "--admin-token")))
     try:
         result: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
+    except OperatorError as error:
+        print(f"arena {args.command}: {error}", file=sys.stderr)
+        return 2
     except grpc.RpcError as error:
         code, details = error.code(), error.details()
         print(f"arena {args.command}: {code.name.lower()}: {details}", file=sys.stderr)

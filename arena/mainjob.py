@@ -4,23 +4,40 @@ It starts an arena node with its embedded Redis (in a fresh temporary folder), c
 starter bots — several instances of three strengths, each its own client process — runs a
 round-robin league with a live progress bar, prints the final leaderboard with 95% intervals, and
 stops everything it started.
+
+Each bot gets its token in its environment (``$ARENA_BOT_TOKEN``), never on its command line. While
+the league runs, the job watches its bots and the league: a bot that exits, or a league that makes
+no progress for ``stall_seconds``, ends the job at once with one line naming the bot and its log
+(the logs are kept when the job fails).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from rich.console import Console
 
 from arena.admin import create_league, get_leaderboard, leaderboard_table, register_bot, watch_league
 from arena.loadtest import local_arena
+from arena.v1 import league_pb2
+
+Arena = Callable[[Path], AbstractContextManager[tuple[str, str, object]]]
+"""Starts an arena with open registration for a ``with`` block: yields (address, metrics URL, handle)."""
+
+
+class MainJobError(Exception):
+    """The main job cannot finish: a bot died or the league stalled (the message says which)."""
+
 
 DEFAULT_LINEUP: tuple[tuple[str, str], ...] = (
     ("heuristic-1", "heuristic"),
@@ -43,20 +60,38 @@ class MainJob:
     seed: int = 5211
     concurrency: int = 8
     """Matches each bot plays at once."""
+    stall_seconds: float = 60.0
+    """The job fails when no match of the league ends for this long."""
+    arena: Arena = local_arena
+    """The arena it plays on: by default an ``arena serve`` process with its embedded Redis."""
+
+
+@dataclasses.dataclass
+class BotProcess:
+    """One starter bot's client process and where its output goes."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    log: Path
 
 
 @contextlib.contextmanager
 def bot_processes(address: str, tokens: dict[str, str], lineup: Sequence[tuple[str, str]], concurrency: int,
-                  logs: Path) -> Iterator[list[subprocess.Popen[bytes]]]:  # fmt: skip
-    """One ``python -m arena_bot`` process per bot; all stopped on exit."""
+                  logs: Path) -> Iterator[list[BotProcess]]:  # fmt: skip
+    """One ``python -m arena_bot`` process per bot, its token in its environment; all stopped on exit."""
+    bots: list[BotProcess] = []
     processes = []
     try:
         for index, (name, kind) in enumerate(lineup):
-            command = [sys.executable, "-m", "arena_bot", kind, "--server", address, "--token", tokens[name]]
+            command = [sys.executable, "-m", "arena_bot", kind, "--server", address]
             command += ["--concurrency", str(concurrency), "--seed", str(index)]
-            log = (logs / f"{name}.log").open("wb")
-            processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT))
-        yield processes
+            env = {**os.environ, "ARENA_BOT_TOKEN": tokens[name]}
+            path = logs / f"{name}.log"
+            with path.open("wb") as log:
+                process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+            processes.append(process)
+            bots.append(BotProcess(name, process, path))
+        yield bots
     finally:
         for process in processes:
             process.terminate()
@@ -68,18 +103,53 @@ def bot_processes(address: str, tokens: dict[str, str], lineup: Sequence[tuple[s
                 process.wait()
 
 
+class Watch:
+    """Checks, at every poll of the league, that every bot process lives and that matches still end."""
+
+    def __init__(self, bots: Sequence[BotProcess], stall_seconds: float) -> None:
+        self.bots = bots
+        self.stall_seconds = stall_seconds
+        self.done = -1
+        self.since = time.monotonic()
+
+    def __call__(self, league: league_pb2.League) -> None:
+        """Raise ``MainJobError`` naming the first dead bot, or the stall."""
+        for bot in self.bots:
+            code = bot.process.poll()
+            if code is not None:
+                raise MainJobError(f"bot {bot.name} exited with status {code}; see its log {bot.log}")
+        if league.progress.done != self.done:
+            self.done, self.since = league.progress.done, time.monotonic()
+        elif time.monotonic() - self.since > self.stall_seconds:
+            raise MainJobError(
+                f"no match ended for {self.stall_seconds:g} s ({self.done}/{league.progress.total} done); "
+                f"see the bots' logs in {self.bots[0].log.parent if self.bots else '?'}"
+            )
+
+
 def run_main_job(job: MainJob, console: Console) -> int:
     """Start everything, play the league, print the table; 0 when every match ended normally."""
+    logs = Path(tempfile.mkdtemp(prefix="arena-run-logs-"))
+    try:
+        code = _play(job, console, logs)
+    except MainJobError as error:
+        console.print(f"[bold red]arena run failed:[/bold red] {error}", highlight=False, soft_wrap=True)
+        return 1
+    shutil.rmtree(logs, ignore_errors=True)
+    return code
+
+
+def _play(job: MainJob, console: Console, logs: Path) -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="arena-run-") as folder:
         data = Path(folder)
         console.print(f"[bold]Starting an arena node[/bold] with its embedded Redis in {data}")
-        with local_arena(data / "data") as (address, metrics_url, _server):
+        with job.arena(data / "data") as (address, metrics_url, _server):
             console.print(f"  serving on {address}; Prometheus metrics on {metrics_url}")
             tokens = {name: register_bot(address, name, None) for name, _ in job.lineup}
             kinds = ", ".join(f"{name} ({kind})" for name, kind in job.lineup)
             console.print(f"[bold]Connecting {len(job.lineup)} bots[/bold], each its own process: {kinds}")
-            with bot_processes(address, tokens, job.lineup, job.concurrency, data):
+            with bot_processes(address, tokens, job.lineup, job.concurrency, logs) as bots:
                 league = create_league(
                     address,
                     None,
@@ -93,7 +163,7 @@ def run_main_job(job: MainJob, console: Console) -> int:
                     f"[bold]League {league.league_id}[/bold]: round-robin, {job.players} players a match, "
                     f"{job.games} games per pairing: {league.progress.total} matches queued"
                 )
-                watch_league(address, league.league_id, console)
+                watch_league(address, league.league_id, console, check=Watch(bots, job.stall_seconds))
                 board = get_leaderboard(address, league.league_id)
         console.print()
         console.print(leaderboard_table(board))

@@ -7,7 +7,6 @@ import contextlib
 import dataclasses
 import logging
 import os
-import secrets
 import signal
 import socket
 from collections.abc import Callable
@@ -22,12 +21,12 @@ from arena.node import ArenaNode
 from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
 from arena.referee.clock import MonotonicClock
-from arena.service.auth import BotRegistry
+from arena.service.auth import BotRegistry, new_token
 from arena.service.leagues import LeagueService
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
-from arena.store.embedded import EmbeddedRedis
+from arena.store.embedded import EmbeddedRedis, redacted
 from arena.store.leagues import LeagueStore
 from arena.store.nodes import NodeRegistry
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
@@ -94,21 +93,30 @@ class RunningNode:
 
 
 def admin_token_for(config: ServeConfig) -> str | None:
-    """The admin token: given, from ARENA_ADMIN_TOKEN, or made once and kept in the data folder."""
-    if config.open_registration:
-        return config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
+    """The admin token: given, from ARENA_ADMIN_TOKEN, or made once and kept in the data folder.
+
+    The file is created with mode 0600 in one call (never readable by others, whatever the umask)
+    and never replaced: a node that finds one keeps it.
+    """
     token = config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
-    if token:
-        return token
+    if token or config.open_registration:
+        return token or None
     path = config.data_dir / "admin-token"
-    if path.exists():
+    make_private_dir(config.data_dir)
+    token = new_token()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
         return path.read_text().strip()
-    config.data_dir.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
-    path.write_text(token + "\n")
-    path.chmod(0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(token + "\n")
     log.info("admin token created", extra={"path": str(path)})
     return token
+
+
+def make_private_dir(path: Path) -> None:
+    """Create ``path`` (and its parents) with mode 0700 if it does not exist yet."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 async def start_node(config: ServeConfig) -> RunningNode:
@@ -116,6 +124,7 @@ async def start_node(config: ServeConfig) -> RunningNode:
     embedded = None
     url = config.redis_url
     if url is None:
+        make_private_dir(config.data_dir)
         # Started from this (the main) thread, which lives as long as the node: see EmbeddedRedis.
         embedded = EmbeddedRedis(config.data_dir / "redis").start()
         url = embedded.url
@@ -181,7 +190,7 @@ async def start_node(config: ServeConfig) -> RunningNode:
     server = await start_server(node, config.address, config.tls)
     log.info(
         "arena node serving",
-        extra={"address": config.address, "port": server.port, "redis": url, "metrics_port": metrics_port},
+        extra={"address": config.address, "port": server.port, "redis": redacted(url), "metrics_port": metrics_port},
     )
     return RunningNode(
         node,

@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import grpc
 import pytest
 
 from arena.cli import build_parser
+from arena.service.auth import AuthError
+from tests.grpc.harness import ADMIN, Arena
+from tests.grpc.rawbot import RawBot
+
+
+def _arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
@@ -25,4 +40,83 @@ def test_every_help_renders(capsys: pytest.CaptureFixture[str]) -> None:
         text = parser.format_help()
         assert parser.prog in text
     names = {p.prog.split(" ", 1)[1] for p in parsers if " " in p.prog}
-    assert {"run", "serve", "register", "match", "bot", "league create", "leaderboard", "nodes", "loadtest"} <= names
+    assert {
+        "run",
+        "serve",
+        "register",
+        "match",
+        "bot",
+        "league create",
+        "leaderboard",
+        "nodes",
+        "loadtest",
+        "token revoke",
+        "token rotate",
+    } <= names
+
+
+async def test_token_revoke_and_rotate_from_the_command_line(arena: Arena, tmp_path: Path) -> None:
+    token = await arena.register("alice")
+    bot = RawBot(arena.address, token).start()
+    arena.bots.append(bot)
+    await asyncio.wait_for(bot.welcomed.wait(), 10)
+    admin_file = tmp_path / "admin"
+    admin_file.write_text(ADMIN + "\n")
+    common = ["--server", arena.address, "--admin-token-file", str(admin_file)]
+    rotated = await asyncio.to_thread(_arena, "token", "rotate", "alice", *common)
+    assert rotated.returncode == 0, rotated.stderr
+    new = rotated.stdout.strip()
+    assert new.startswith("arena_") and new != token
+    assert await arena.node.registry.authenticate(new) == "alice"
+    await asyncio.wait_for(bot._task, 5)  # type: ignore[arg-type]
+    assert bot.error is not None and bot.error.code() == grpc.StatusCode.UNAUTHENTICATED
+    revoked = await asyncio.to_thread(
+        _arena, "token", "revoke", "alice", "--server", arena.address, "--admin-token", ADMIN
+    )
+    assert revoked.returncode == 0, revoked.stderr
+    with pytest.raises(AuthError):
+        await arena.node.registry.authenticate(new)
+    denied = await asyncio.to_thread(
+        _arena, "token", "rotate", "alice", "--server", arena.address, "--admin-token", "-nope"
+    )
+    assert denied.returncode == 1 and "permission_denied" in denied.stderr
+    missing = await asyncio.to_thread(
+        _arena, "token", "rotate", "alice", *common[:2], "--admin-token-file", "/nonexistent"
+    )
+    assert missing.returncode == 2
+    assert (
+        missing.stderr.strip()
+        == "arena token: cannot read the admin token file '/nonexistent': No such file or directory"
+    )
+
+
+@pytest.mark.parametrize("source", ["env", "file", "flag"])
+async def test_arena_bot_takes_its_token_from_the_environment_a_file_or_a_flag(
+    arena: Arena, tmp_path: Path, source: str
+) -> None:
+    token = await arena.register(f"bot-{source}")
+    command = ["bot", "random", "--server", arena.address]
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_BOT_TOKEN", "ARENA_TOKEN")}
+    if source == "env":
+        env["ARENA_BOT_TOKEN"] = token
+    elif source == "file":
+        (tmp_path / "token").write_text(token + "\n")
+        command += ["--token-file", str(tmp_path / "token")]
+    else:
+        command += ["--token", token]
+    process = subprocess.Popen(  # noqa: ASYNC220 - started once, polled without blocking
+        [sys.executable, "-m", "arena.cli", *command], env=env, stderr=subprocess.PIPE
+    )
+    try:
+        for _ in range(1000):
+            if f"bot-{source}" in {s.name for s in arena.node.hub.connected()}:
+                break
+            assert process.poll() is None, process.communicate()[1]
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the bot never connected")
+        if source != "flag":
+            assert token not in await asyncio.to_thread(Path(f"/proc/{process.pid}/cmdline").read_text)
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)

@@ -39,10 +39,12 @@ SERVICE_NAMES = (
 
 @dataclasses.dataclass(frozen=True)
 class TlsFiles:
-    """A certificate chain and private key, PEM files."""
+    """A certificate chain and private key, PEM files; with ``client_ca``, mutual TLS: every client
+    must present a certificate signed by that CA (bots then need a certificate as well as a token)."""
 
     cert: Path
     key: Path
+    client_ca: Path | None = None
 
 
 @dataclasses.dataclass
@@ -87,7 +89,11 @@ async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFi
     if tls is None:
         port = server.add_insecure_port(address)
     else:
-        credentials = grpc.ssl_server_credentials([(tls.key.read_bytes(), tls.cert.read_bytes())])
+        credentials = grpc.ssl_server_credentials(
+            [(tls.key.read_bytes(), tls.cert.read_bytes())],
+            root_certificates=tls.client_ca.read_bytes() if tls.client_ca is not None else None,
+            require_client_auth=tls.client_ca is not None,
+        )
         port = server.add_secure_port(address, credentials)
     if port == 0:
         raise OSError(f"could not bind {address}")

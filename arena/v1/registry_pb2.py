@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61rena/v1/registry.proto\x12\x08\x61rena.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"R\n\x03\x42ot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"1\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\"@\n\x13RegisterBotResponse\x12\x1a\n\x03\x62ot\x18\x01 \x01(\x0b\x32\r.arena.v1.Bot\x12\r\n\x05token\x18\x02 \x01(\t2]\n\x0fRegistryService\x12J\n\x0bRegisterBot\x12\x1c.arena.v1.RegisterBotRequest\x1a\x1d.arena.v1.RegisterBotResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61rena/v1/registry.proto\x12\x08\x61rena.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"R\n\x03\x42ot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"1\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\"@\n\x13RegisterBotResponse\x12\x1a\n\x03\x62ot\x18\x01 \x01(\x0b\x32\r.arena.v1.Bot\x12\r\n\x05token\x18\x02 \x01(\t\"\"\n\x12RevokeTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x15\n\x13RevokeTokenResponse\"\"\n\x12RotateTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"$\n\x13RotateTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t2\xf5\x01\n\x0fRegistryService\x12J\n\x0bRegisterBot\x12\x1c.arena.v1.RegisterBotRequest\x1a\x1d.arena.v1.RegisterBotResponse\x12J\n\x0bRevokeToken\x12\x1c.arena.v1.RevokeTokenRequest\x1a\x1d.arena.v1.RevokeTokenResponse\x12J\n\x0bRotateToken\x12\x1c.arena.v1.RotateTokenRequest\x1a\x1d.arena.v1.RotateTokenResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,6 +38,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REGISTERBOTREQUEST']._serialized_end=203
   _globals['_REGISTERBOTRESPONSE']._serialized_start=205
   _globals['_REGISTERBOTRESPONSE']._serialized_end=269
-  _globals['_REGISTRYSERVICE']._serialized_start=271
-  _globals['_REGISTRYSERVICE']._serialized_end=364
+  _globals['_REVOKETOKENREQUEST']._serialized_start=271
+  _globals['_REVOKETOKENREQUEST']._serialized_end=305
+  _globals['_REVOKETOKENRESPONSE']._serialized_start=307
+  _globals['_REVOKETOKENRESPONSE']._serialized_end=328
+  _globals['_ROTATETOKENREQUEST']._serialized_start=330
+  _globals['_ROTATETOKENREQUEST']._serialized_end=364
+  _globals['_ROTATETOKENRESPONSE']._serialized_start=366
+  _globals['_ROTATETOKENRESPONSE']._serialized_end=402
+  _globals['_REGISTRYSERVICE']._serialized_start=405
+  _globals['_REGISTRYSERVICE']._serialized_end=650
 # @@protoc_insertion_point(module_scope)

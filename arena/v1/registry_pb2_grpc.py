@@ -40,6 +40,16 @@ class RegistryServiceStub:
                 request_serializer=arena_dot_v1_dot_registry__pb2.RegisterBotRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_registry__pb2.RegisterBotResponse.FromString,
                 _registered_method=True)
+        self.RevokeToken = channel.unary_unary(
+                '/arena.v1.RegistryService/RevokeToken',
+                request_serializer=arena_dot_v1_dot_registry__pb2.RevokeTokenRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_registry__pb2.RevokeTokenResponse.FromString,
+                _registered_method=True)
+        self.RotateToken = channel.unary_unary(
+                '/arena.v1.RegistryService/RotateToken',
+                request_serializer=arena_dot_v1_dot_registry__pb2.RotateTokenRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_registry__pb2.RotateTokenResponse.FromString,
+                _registered_method=True)
 
 
 class RegistryServiceServicer:
@@ -53,6 +63,22 @@ class RegistryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RevokeToken(self, request, context):
+        """Revoke a bot's token (admin only): it can no longer Hello, and a live connection made with it is
+        closed with UNAUTHENTICATED. The name stays registered; RotateToken gives the bot a new token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateToken(self, request, context):
+        """Replace a bot's token by a new one (admin only), returned once. The old token stops working at
+        once: a live connection made with it is closed with UNAUTHENTICATED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RegistryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -60,6 +86,16 @@ def add_RegistryServiceServicer_to_server(servicer, server):
                     servicer.RegisterBot,
                     request_deserializer=arena_dot_v1_dot_registry__pb2.RegisterBotRequest.FromString,
                     response_serializer=arena_dot_v1_dot_registry__pb2.RegisterBotResponse.SerializeToString,
+            ),
+            'RevokeToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeToken,
+                    request_deserializer=arena_dot_v1_dot_registry__pb2.RevokeTokenRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_registry__pb2.RevokeTokenResponse.SerializeToString,
+            ),
+            'RotateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateToken,
+                    request_deserializer=arena_dot_v1_dot_registry__pb2.RotateTokenRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_registry__pb2.RotateTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -90,6 +126,60 @@ class RegistryService:
             '/arena.v1.RegistryService/RegisterBot',
             arena_dot_v1_dot_registry__pb2.RegisterBotRequest.SerializeToString,
             arena_dot_v1_dot_registry__pb2.RegisterBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.RegistryService/RevokeToken',
+            arena_dot_v1_dot_registry__pb2.RevokeTokenRequest.SerializeToString,
+            arena_dot_v1_dot_registry__pb2.RevokeTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.RegistryService/RotateToken',
+            arena_dot_v1_dot_registry__pb2.RotateTokenRequest.SerializeToString,
+            arena_dot_v1_dot_registry__pb2.RotateTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -4,7 +4,11 @@ isort:skip_file
 The bot registry: registering a bot gives it the secret token it connects with.
 
 Errors (gRPC status codes): INVALID_ARGUMENT for an empty or malformed name or an unknown game;
-ALREADY_EXISTS for a name already taken.
+ALREADY_EXISTS for a name already taken; NOT_FOUND for a bot that is not registered;
+PERMISSION_DENIED for an admin call without the admin token (metadata
+`authorization: Bearer <token>`).
+
+Tokens the arena makes start with `arena_` (never with '-', and recognisable to secret scanners).
 """
 
 from arena.v1 import registry_pb2 as _registry_pb2
@@ -39,6 +43,14 @@ class RegistryServiceStub:
     def __new__(cls, channel: _aio.Channel) -> RegistryServiceAsyncStub: ...
     RegisterBot: _grpc.UnaryUnaryMultiCallable[_registry_pb2.RegisterBotRequest, _registry_pb2.RegisterBotResponse]
     """Register a new bot by name; returns its token, once (the server keeps only a hash of it)."""
+    RevokeToken: _grpc.UnaryUnaryMultiCallable[_registry_pb2.RevokeTokenRequest, _registry_pb2.RevokeTokenResponse]
+    """Revoke a bot's token (admin only): it can no longer Hello, and a live connection made with it is
+    closed with UNAUTHENTICATED. The name stays registered; RotateToken gives the bot a new token.
+    """
+    RotateToken: _grpc.UnaryUnaryMultiCallable[_registry_pb2.RotateTokenRequest, _registry_pb2.RotateTokenResponse]
+    """Replace a bot's token by a new one (admin only), returned once. The old token stops working at
+    once: a live connection made with it is closed with UNAUTHENTICATED.
+    """
 
 @_typing.type_check_only
 class RegistryServiceAsyncStub(RegistryServiceStub):
@@ -47,6 +59,14 @@ class RegistryServiceAsyncStub(RegistryServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     RegisterBot: _aio.UnaryUnaryMultiCallable[_registry_pb2.RegisterBotRequest, _registry_pb2.RegisterBotResponse]  # type: ignore[assignment]
     """Register a new bot by name; returns its token, once (the server keeps only a hash of it)."""
+    RevokeToken: _aio.UnaryUnaryMultiCallable[_registry_pb2.RevokeTokenRequest, _registry_pb2.RevokeTokenResponse]  # type: ignore[assignment]
+    """Revoke a bot's token (admin only): it can no longer Hello, and a live connection made with it is
+    closed with UNAUTHENTICATED. The name stays registered; RotateToken gives the bot a new token.
+    """
+    RotateToken: _aio.UnaryUnaryMultiCallable[_registry_pb2.RotateTokenRequest, _registry_pb2.RotateTokenResponse]  # type: ignore[assignment]
+    """Replace a bot's token by a new one (admin only), returned once. The old token stops working at
+    once: a live connection made with it is closed with UNAUTHENTICATED.
+    """
 
 class RegistryServiceServicer(metaclass=_abc_1.ABCMeta):
     """Registering bots."""
@@ -58,5 +78,25 @@ class RegistryServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_registry_pb2.RegisterBotResponse, _abc.Awaitable[_registry_pb2.RegisterBotResponse]]:
         """Register a new bot by name; returns its token, once (the server keeps only a hash of it)."""
+
+    @_abc_1.abstractmethod
+    def RevokeToken(
+        self,
+        request: _registry_pb2.RevokeTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_registry_pb2.RevokeTokenResponse, _abc.Awaitable[_registry_pb2.RevokeTokenResponse]]:
+        """Revoke a bot's token (admin only): it can no longer Hello, and a live connection made with it is
+        closed with UNAUTHENTICATED. The name stays registered; RotateToken gives the bot a new token.
+        """
+
+    @_abc_1.abstractmethod
+    def RotateToken(
+        self,
+        request: _registry_pb2.RotateTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_registry_pb2.RotateTokenResponse, _abc.Awaitable[_registry_pb2.RotateTokenResponse]]:
+        """Replace a bot's token by a new one (admin only), returned once. The old token stops working at
+        once: a live connection made with it is closed with UNAUTHENTICATED.
+        """
 
 def add_RegistryServiceServicer_to_server(servicer: RegistryServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

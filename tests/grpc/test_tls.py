@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 
@@ -42,5 +43,69 @@ async def test_a_tls_server_talks_to_a_client_that_trusts_it_only(certificate: T
                     registry_pb2.RegisterBotRequest(name="plain"), timeout=5
                 )
             assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+    finally:
+        await server.stop(0.5)
+
+
+def _openssl(*args: str) -> None:
+    subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture
+def pki(tmp_path: Path) -> dict[str, Path]:
+    """A CA, a server certificate for localhost and a client certificate, both signed by the CA, and
+    a client certificate signed by nobody the server trusts."""
+    files = {name: tmp_path / f"{name}.pem" for name in ("ca", "ca-key", "other", "other-key")}
+    for ca in ("ca", "other"):
+        _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={ca}",
+                 "-keyout", str(files[f"{ca}-key"]), "-out", str(files[ca]))  # fmt: skip
+    for name, ca, san in (("server", "ca", "DNS:localhost"), ("client", "ca", "DNS:bot"), ("rogue", "other", "DNS:x")):
+        key, csr, cert, ext = (tmp_path / f"{name}{suffix}" for suffix in ("-key.pem", ".csr", ".pem", ".ext"))
+        ext.write_text(f"subjectAltName={san}\n")
+        _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={name}", "-keyout", str(key), "-out", str(csr))
+        _openssl("x509", "-req", "-in", str(csr), "-CA", str(files[ca]), "-CAkey", str(files[f"{ca}-key"]),
+                 "-CAcreateserial", "-days", "1", "-extfile", str(ext), "-out", str(cert))  # fmt: skip
+        files[name], files[f"{name}-key"] = cert, key
+    return files
+
+
+async def test_with_client_ca_only_a_bot_with_a_certificate_from_that_ca_plays(pki: dict[str, Path]) -> None:
+    from arena_bot import Bot, Turn
+
+    node = ArenaNode.in_memory(open_registration=True)
+    server = await start_server(node, "127.0.0.1:0", TlsFiles(pki["server"], pki["server-key"], pki["ca"]))
+    address = f"localhost:{server.port}"
+    try:
+        token = await node.registry.register("mutual")
+        ca = pki["ca"].read_bytes()
+        for cert, key in ((None, None), ("rogue", "rogue-key")):
+            credentials = grpc.ssl_channel_credentials(
+                ca, None if key is None else pki[key].read_bytes(), None if cert is None else pki[cert].read_bytes()
+            )
+            async with grpc.aio.secure_channel(address, credentials) as channel:
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await registry_pb2_grpc.RegistryServiceStub(channel).RegisterBot(
+                        registry_pb2.RegisterBotRequest(name=f"no-{cert}"), timeout=5
+                    )
+                assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+        class First(Bot):
+            def act(self, turn: Turn) -> str:
+                return turn.legal_actions[0]
+
+        bot = First()
+        task = asyncio.create_task(
+            bot.run_async(
+                address, token, root_certificates=pki["ca"], client_certificate=pki["client"],
+                client_key=pki["client-key"], initial_backoff=0.05,
+            )
+        )  # fmt: skip
+        for _ in range(500):
+            if node.hub.connected():
+                break
+            await asyncio.sleep(0.01)
+        assert [session.name for session in node.hub.connected()] == ["mutual"]
+        bot.stop()
+        await asyncio.wait_for(task, 10)
     finally:
         await server.stop(0.5)

@@ -1,7 +1,9 @@
-"""Run a bot from the command line: ``python -m arena_bot NAME --server HOST:PORT --token T``.
+"""Run a bot from the command line: ``python -m arena_bot NAME --server HOST:PORT``.
 
 NAME is a starter bot (``random`` or ``heuristic``) or your own, as ``module:Class`` (the class is a
-``Bot`` subclass built with no arguments). The token may also come from the ARENA_TOKEN variable.
+``Bot`` subclass built with no arguments). The token comes from ``$ARENA_BOT_TOKEN`` (or the older
+``$ARENA_TOKEN``), from ``--token-file PATH``, or from ``--token VALUE``; the first two keep it out
+of the process's command line, which other local users can read. A token may start with '-'.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from arena_bot.bot import ArenaBotError, Bot
 from arena_bot.bots import BOTS
@@ -41,9 +44,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="HOST:PORT",
         help="arena address; repeat to give fallbacks, tried in turn",
     )
-    p.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="the bot's token (default: $ARENA_TOKEN)")
+    p.add_argument("--token", help="the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)")
+    p.add_argument("--token-file", metavar="PATH", help="read the bot's token from this file")
     p.add_argument("--tls", action="store_true", help="connect with TLS (system root certificates)")
     p.add_argument("--root-certs", metavar="FILE", help="PEM root certificates for TLS (implies --tls)")
+    p.add_argument("--client-cert", metavar="FILE", help="PEM client certificate, for an arena with mutual TLS")
+    p.add_argument("--client-key", metavar="FILE", help="PEM private key of --client-cert")
     p.add_argument("--matches", type=int, metavar="N", help="stop after N matches (default: play until stopped)")
     p.add_argument("--concurrency", type=int, metavar="N", help="matches to play at once (default: the bot's)")
     p.add_argument("--seed", type=int, help="seed for the starter bots")
@@ -51,11 +57,47 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+TOKEN_VARIABLES = ("ARENA_BOT_TOKEN", "ARENA_TOKEN")
+
+
+def joined_values(argv: Sequence[str], flags: Sequence[str]) -> list[str]:
+    """``--flag VALUE`` as ``--flag=VALUE`` for the given flags, so a value starting with '-' (a
+    token may) is not taken for an option."""
+    out: list[str] = []
+    items = iter(argv)
+    for item in items:
+        if item in flags:
+            value = next(items, None)
+            out.append(item if value is None else f"{item}={value}")
+        else:
+            out.append(item)
+    return out
+
+
+def token_from(given: str | None, path: str | None) -> str:
+    """The token: ``--token``, else ``--token-file``, else the environment; SystemExit saying what is missing."""
+    if given:
+        return given
+    if path:
+        try:
+            token = Path(path).read_text().strip()
+        except OSError as error:
+            raise SystemExit(f"cannot read the token file {path!r}: {error.strerror}") from None
+        if not token:
+            raise SystemExit(f"the token file {path!r} is empty")
+        return token
+    for variable in TOKEN_VARIABLES:
+        if os.environ.get(variable):
+            return os.environ[variable]
+    raise SystemExit("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
-    args = parser().parse_args(argv)
-    if not args.token:
-        raise SystemExit("give the bot's token with --token or ARENA_TOKEN")
+    args = parser().parse_args(joined_values(sys.argv[1:] if argv is None else argv, ("--token",)))
+    token = token_from(args.token, args.token_file)
+    if bool(args.client_cert) != bool(args.client_key):
+        raise SystemExit("--client-cert and --client-key go together")
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -64,7 +106,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.concurrency is not None:
         bot.max_concurrent_matches = args.concurrency
     try:
-        bot.run(args.server, args.token, tls=args.tls, root_certificates=args.root_certs, max_matches=args.matches)
+        bot.run(
+            args.server,
+            token,
+            tls=args.tls,
+            root_certificates=args.root_certs,
+            client_certificate=args.client_cert,
+            client_key=args.client_key,
+            max_matches=args.matches,
+        )
     except ArenaBotError as error:
         print(error, file=sys.stderr)
         return 2

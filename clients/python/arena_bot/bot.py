@@ -122,6 +122,8 @@ class Bot:
         *,
         tls: bool = False,
         root_certificates: str | Path | bytes | None = None,
+        client_certificate: str | Path | bytes | None = None,
+        client_key: str | Path | bytes | None = None,
         max_matches: int | None = None,
         initial_backoff: float = 0.5,
         max_backoff: float = 30.0,
@@ -133,6 +135,8 @@ class Bot:
                 token,
                 tls=tls,
                 root_certificates=root_certificates,
+                client_certificate=client_certificate,
+                client_key=client_key,
                 max_matches=max_matches,
                 initial_backoff=initial_backoff,
                 max_backoff=max_backoff,
@@ -146,6 +150,8 @@ class Bot:
         *,
         tls: bool = False,
         root_certificates: str | Path | bytes | None = None,
+        client_certificate: str | Path | bytes | None = None,
+        client_key: str | Path | bytes | None = None,
         max_matches: int | None = None,
         initial_backoff: float = 0.5,
         max_backoff: float = 30.0,
@@ -154,6 +160,8 @@ class Bot:
 
         ``address`` is ``host:port`` or a list of them (the next is tried when one fails). TLS is
         used when ``tls`` is true or ``root_certificates`` (PEM bytes or a file path) is given.
+        An arena that wants client certificates (mutual TLS) also needs ``client_certificate``
+        and ``client_key`` (PEM bytes or file paths; they imply TLS).
         Returns after :meth:`stop` or ``max_matches`` ended matches; raises
         :class:`ConnectionRefusedByServerError` if the server refuses the token or the Hello, and
         :class:`ConnectionReplacedError` if another connection with the same token takes over.
@@ -161,11 +169,17 @@ class Bot:
         addresses = [address] if isinstance(address, str) else list(address)
         if not addresses:
             raise ValueError("give at least one arena address (host:port)")
-        if isinstance(root_certificates, (str, Path)):
-            root_certificates = await asyncio.to_thread(Path(root_certificates).read_bytes)
+        if (client_certificate is None) != (client_key is None):
+            raise ValueError("a client certificate and its key go together")
+        root_certificates, client_certificate, client_key = [
+            await asyncio.to_thread(Path(pem).read_bytes) if isinstance(pem, (str, Path)) else pem
+            for pem in (root_certificates, client_certificate, client_key)
+        ]
         credentials = (
-            grpc.ssl_channel_credentials(root_certificates=root_certificates)
-            if tls or root_certificates is not None
+            grpc.ssl_channel_credentials(
+                root_certificates=root_certificates, private_key=client_key, certificate_chain=client_certificate
+            )
+            if tls or root_certificates is not None or client_certificate is not None
             else None
         )
         runner = _Runner(self, addresses, token, credentials, max_matches, initial_backoff, max_backoff)

@@ -69,6 +69,46 @@ async def test_main_reports_a_refused_token(arena: Arena) -> None:
     assert await asyncio.wait_for(runner, STEP) == 2
 
 
+async def _hello_token(arena: Arena, argv: list[str]) -> str:
+    """Run the CLI with ``argv`` (after the server flag) and return the token its Hello carried."""
+    runner = asyncio.create_task(asyncio.to_thread(main, ["random", "--server", arena.address, *argv]))
+    peer = await arena.service.next_peer()
+    hello = await peer.recv_kind("hello")
+    peer.end(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+    assert await asyncio.wait_for(runner, STEP) == 2
+    return str(hello.token)
+
+
+@pytest.mark.parametrize("token", ["-starts-with-a-dash", "--looks-like-a-flag", "arena_plain"])
+async def test_a_token_parses_whatever_its_first_character(arena: Arena, token: str) -> None:
+    assert await _hello_token(arena, [f"--token={token}"]) == token
+    assert await _hello_token(arena, ["--token", token]) == token
+
+
+async def test_the_token_comes_from_a_file_or_the_environment(
+    arena: Arena, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    path = tmp_path / "token"
+    path.write_text("-from-a-file\n")
+    assert await _hello_token(arena, ["--token-file", str(path)]) == "-from-a-file"
+    monkeypatch.setenv("ARENA_BOT_TOKEN", "-from-the-environment")
+    assert await _hello_token(arena, []) == "-from-the-environment"
+    assert await _hello_token(arena, ["--token", "given"]) == "given"  # a flag wins over the environment
+
+
+def test_a_missing_or_empty_token_file_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_BOT_TOKEN", raising=False)
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    with pytest.raises(SystemExit, match=r"cannot read the token file .*nope"):
+        main(["random", "--server", "127.0.0.1:1", "--token-file", str(tmp_path / "nope")])
+    (tmp_path / "empty").write_text("\n")
+    with pytest.raises(SystemExit, match="is empty"):
+        main(["random", "--server", "127.0.0.1:1", "--token-file", str(tmp_path / "empty")])
+    with pytest.raises(SystemExit, match="ARENA_BOT_TOKEN"):
+        main(["random", "--server", "127.0.0.1:1"])
+
+
 async def test_stop_from_another_thread_ends_a_blocking_run(arena: Arena) -> None:
     bot = FirstLegal()
     runner = asyncio.create_task(asyncio.to_thread(bot.run, arena.address, "tok", initial_backoff=0.01))

@@ -1,0 +1,65 @@
+"""``arena run``: a token starting with '-' plays, and a bot that dies ends the job at once, named."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import secrets
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from rich.console import Console
+
+from arena.mainjob import MainJob, run_main_job
+from arena.server import RunningNode, ServeConfig, start_node
+from arena.store.embedded import EmbeddedRedis
+
+
+def dash_tokens() -> str:
+    return "-" + secrets.token_urlsafe(32)
+
+
+@contextlib.contextmanager
+def node_with_dash_tokens(redis_url: str) -> Iterator[tuple[str, str, object]]:
+    """A real node (its own event loop in a thread, a real Redis) whose new tokens all start with '-'."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    config = ServeConfig(address="127.0.0.1:0", redis_url=redis_url, open_registration=True, metrics_address=None)
+    running: RunningNode = asyncio.run_coroutine_threadsafe(start_node(config), loop).result(30)
+    running.node.registry.make_token = dash_tokens
+    try:
+        yield f"127.0.0.1:{running.port}", "(none)", running
+    finally:
+        asyncio.run_coroutine_threadsafe(running.stop(1.0), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+def test_the_main_job_plays_with_tokens_that_start_with_a_dash(redis_server: EmbeddedRedis) -> None:
+    output = io.StringIO()
+    job = MainJob(
+        lineup=(("a", "random"), ("b", "heuristic")),
+        games=2,
+        stall_seconds=30,
+        arena=lambda _data: node_with_dash_tokens(redis_server.url),
+    )
+    code = run_main_job(job, Console(file=output, width=160))
+    said = output.getvalue()
+    assert code == 0, said
+    assert "2 matches in" in said
+
+
+def test_a_bot_that_dies_ends_the_main_job_at_once_naming_it_and_its_log() -> None:
+    output = io.StringIO()
+    job = MainJob(lineup=(("fine", "random"), ("doomed", "no_such_module:Bot")), games=50, stall_seconds=60)
+    code = run_main_job(job, Console(file=output, width=400))
+    said = output.getvalue()
+    assert code == 1, said
+    line = next(line for line in said.splitlines() if "arena run failed" in line)
+    assert "bot doomed exited with status 1" in line
+    log = Path(line.rsplit("see its log ", 1)[1].strip())
+    assert log.name == "doomed.log" and "No module named 'no_such_module'" in log.read_text()
