@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -135,9 +136,21 @@ def create_league(
     )
     if seed is not None:
         spec.seed = seed
+    request = league_pb2.CreateLeagueRequest(spec=spec, request_id=uuid.uuid4().hex)
     with channel(address, tls_ca) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
-        return stub.CreateLeague(league_pb2.CreateLeagueRequest(spec=spec), metadata=_metadata(admin_token)).league
+        for attempt in range(CREATE_ATTEMPTS):
+            try:  # the same request id each time: a retry returns the league, never a second one
+                return stub.CreateLeague(request, metadata=_metadata(admin_token), timeout=60).league
+            except grpc.RpcError as error:
+                if error.code() is not grpc.StatusCode.UNAVAILABLE or attempt == CREATE_ATTEMPTS - 1:
+                    raise
+                time.sleep(min(0.25 * 2**attempt, 4.0))
+    raise AssertionError("unreachable")
+
+
+CREATE_ATTEMPTS = 6
+"""How often ``create_league`` sends its request when the arena is unavailable."""
 
 
 def watch_league(

@@ -318,7 +318,7 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         spec = convert.league_spec_from_proto(request.spec, new_league_id(), secrets.randbits(52))
-        info = await leagues.create(spec, tc, request.spec.name)
+        info = await leagues.create(spec, tc, request.spec.name, request.request_id)
         return league_pb2.CreateLeagueResponse(league=convert.league_to_proto(info, for_admin=self._admin(context)))
 
     @translate_errors

@@ -10,7 +10,7 @@ whose bots have free slots (counted over every node); keep the lease of everythi
   connects (the queue's generation count moves), or every ``retry_seconds`` in any case.
 - When a match ends, its result is stored and its entry acknowledged in one step (once per match
   id, even if the match ran twice). An aborted match is not acknowledged: it runs again.
-- Every ``reconcile_seconds`` one node (a lock in Redis) queues again whatever open match is
+- Every ``reconcile_seconds`` (a minute) one node (a lock in Redis) queues again whatever open match is
   nowhere — lost, say, when the store's host crashed before writing its last second to disk.
 """
 
@@ -76,7 +76,7 @@ class RefereeWorker:
         max_held: int = 256,
         poll_seconds: float = 0.1,
         retry_seconds: float = 2.0,
-        reconcile_seconds: float | None = None,
+        reconcile_seconds: float = 60.0,
         metrics: ArenaMetrics | None = None,
     ) -> None:
         self.queue = queue
@@ -87,7 +87,7 @@ class RefereeWorker:
         self.max_held = max_held
         self.poll_seconds = poll_seconds
         self.retry_seconds = retry_seconds
-        self.reconcile_seconds = lease_seconds if reconcile_seconds is None else reconcile_seconds
+        self.reconcile_seconds = reconcile_seconds
         self.metrics = metrics
         self.held: dict[str, _Held] = {}
         self._last_touch = self._last_reclaim = self._last_retry = self._last_reconcile = 0.0
@@ -183,12 +183,20 @@ class RefereeWorker:
     async def _start_waiting(self) -> None:
         busy: set[str] = set()
         """Bots found busy in this pass: their other matches are not tried again until the next."""
+        absent: set[str] = set()
+        """Bots found connected nowhere in this pass: their other matches are parked straight away."""
+        leagues: dict[str, tuple[dict[str, Any], bytes]] = {}
+        """Each league's spec and secret, read once a pass."""
         for held in self._waiting():
-            if held.spec is None and not await self._look_up(held):
+            if held.spec is None and not await self._look_up(held, leagues):
                 continue
             spec, league = held.spec, held.league or {}
             assert spec is not None
             if busy.intersection(spec.bots):
+                continue
+            gone = next((bot for bot in spec.bots if bot in absent), None)
+            if gone is not None:
+                await self._park(held, gone)
                 continue
             try:
                 run_id = await self.matches.start(
@@ -202,10 +210,9 @@ class RefereeWorker:
                     match_id=f"{held.match_id}.{secrets.token_hex(3)}",
                     seal=spec.deal_id if held.duplicate else None,
                 )
-            except BotAbsentError as absent:
-                if await self.leagues.park(held.league_id, held.match_id, held.entry_id, absent.bot):
-                    self.parked += 1
-                    del self.held[held.entry_id]
+            except BotAbsentError as away:
+                absent.add(away.bot)
+                await self._park(held, away.bot)
                 continue
             except BotUnavailableError:
                 busy.update(spec.bots)
@@ -213,16 +220,25 @@ class RefereeWorker:
             await self.leagues.mark_running(held.league_id, held.match_id)
             held.task = asyncio.ensure_future(self._play(held, run_id))
 
-    async def _look_up(self, held: _Held) -> bool:
+    async def _park(self, held: _Held, bot: str) -> None:
+        """Take the match off the queue until ``bot`` connects (unless it just did: then it waits)."""
+        if await self.leagues.park(held.league_id, held.match_id, held.entry_id, bot):
+            self.parked += 1
+            del self.held[held.entry_id]
+
+    async def _look_up(self, held: _Held, leagues: dict[str, tuple[dict[str, Any], bytes]]) -> bool:
         """Read the entry's match and league once; False if there is nothing to play."""
-        scheduled = await self.leagues.match(held.league_id, held.match_id)
+        scheduled, has_result = await self.leagues.match_and_result(held.league_id, held.match_id)
         if scheduled is None:  # unknown: nothing to do
             await self.queue.ack([held.entry_id])
             del self.held[held.entry_id]
             return False
-        held.spec, held.league = MatchSpec.from_dict(scheduled), await self.leagues.spec(held.league_id) or {}
-        held.secret = await self.leagues.secret(held.league_id) or b""
-        if await self.leagues.has_result(held.league_id, held.match_id):
+        if held.league_id not in leagues:
+            league = await self.leagues.spec(held.league_id) or {}
+            leagues[held.league_id] = league, await self.leagues.secret(held.league_id) or b""
+        held.spec = MatchSpec.from_dict(scheduled)
+        held.league, held.secret = leagues[held.league_id]
+        if has_result:
             # It ran before and its result is stored: finish what its worker may not have.
             await self._store(held, {})
             del self.held[held.entry_id]

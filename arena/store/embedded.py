@@ -141,9 +141,9 @@ class EmbeddedRedis:
                 preexec_fn=_in_child,  # noqa: PLW1509 - two async-signal-safe calls
             )
         assert self.process.stdin is not None
-        with contextlib.suppress(BrokenPipeError):
+        with contextlib.suppress(BrokenPipeError):  # it exited at once (a port taken meanwhile): see below
             self.process.stdin.write(f"requirepass {self.password}\n".encode())
-        self.process.stdin.close()
+            self.process.stdin.close()
         hello = f"AUTH {self.password}\r\nPING\r\n".encode()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

@@ -180,9 +180,13 @@ class LeagueStore:
         raw = await self.r.hget(self._key(league_id, "matches"), match_id)
         return json.loads(raw) if raw else None
 
-    async def has_result(self, league_id: str, match_id: str) -> bool:
-        """Whether this match's result is stored."""
-        return bool(await self.r.exists(key("result", f"{league_id}:{match_id}")))
+    async def match_and_result(self, league_id: str, match_id: str) -> tuple[dict[str, Any] | None, bool]:
+        """One scheduled match, and whether its result is stored (one round trip)."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.hget(self._key(league_id, "matches"), match_id)
+            pipe.exists(key("result", f"{league_id}:{match_id}"))
+            raw, stored = await pipe.execute()
+        return (json.loads(raw) if raw else None), bool(stored)
 
     async def mark_running(self, league_id: str, match_id: str) -> None:
         """The match is being played."""

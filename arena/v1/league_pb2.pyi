@@ -220,6 +220,13 @@ class CreateLeagueRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SPEC_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """A client-chosen id for this request (up to 128 characters; a random UUID is good). A request
+    repeated with the same id returns the league the first one made and schedules nothing more, so
+    a client may retry a CreateLeague whose answer it did not get (UNAVAILABLE, a deadline).
+    Empty = no retry protection.
+    """
     @_builtins.property
     def spec(self) -> Global___LeagueSpec:
         """What to play."""
@@ -228,10 +235,11 @@ class CreateLeagueRequest(_message.Message):
         self,
         *,
         spec: Global___LeagueSpec | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["spec", b"spec"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["spec", b"spec"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["request_id", b"request_id", "spec", b"spec"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -62,7 +62,8 @@ class LeagueServiceServicer:
     """
 
     def CreateLeague(self, request, context):
-        """Schedule a league and queue its matches. Needs the admin token unless registration is open.
+        """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
+        Needs the admin token unless registration is open.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -36,7 +36,9 @@ class LeagueServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> LeagueServiceAsyncStub: ...
     CreateLeague: _grpc.UnaryUnaryMultiCallable[_league_pb2.CreateLeagueRequest, _league_pb2.CreateLeagueResponse]
-    """Schedule a league and queue its matches. Needs the admin token unless registration is open."""
+    """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
+    Needs the admin token unless registration is open.
+    """
     GetLeague: _grpc.UnaryUnaryMultiCallable[_league_pb2.GetLeagueRequest, _league_pb2.GetLeagueResponse]
     """A league's spec and progress."""
     ListLeagues: _grpc.UnaryUnaryMultiCallable[_league_pb2.ListLeaguesRequest, _league_pb2.ListLeaguesResponse]
@@ -52,7 +54,9 @@ class LeagueServiceAsyncStub(LeagueServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateLeague: _aio.UnaryUnaryMultiCallable[_league_pb2.CreateLeagueRequest, _league_pb2.CreateLeagueResponse]  # type: ignore[assignment]
-    """Schedule a league and queue its matches. Needs the admin token unless registration is open."""
+    """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
+    Needs the admin token unless registration is open.
+    """
     GetLeague: _aio.UnaryUnaryMultiCallable[_league_pb2.GetLeagueRequest, _league_pb2.GetLeagueResponse]  # type: ignore[assignment]
     """A league's spec and progress."""
     ListLeagues: _aio.UnaryUnaryMultiCallable[_league_pb2.ListLeaguesRequest, _league_pb2.ListLeaguesResponse]  # type: ignore[assignment]
@@ -71,7 +75,9 @@ class LeagueServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _league_pb2.CreateLeagueRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_league_pb2.CreateLeagueResponse, _abc.Awaitable[_league_pb2.CreateLeagueResponse]]:
-        """Schedule a league and queue its matches. Needs the admin token unless registration is open."""
+        """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
+        Needs the admin token unless registration is open.
+        """
 
     @_abc_1.abstractmethod
     def GetLeague(
