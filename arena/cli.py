@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -319,11 +320,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` command."""
     import grpc
 
+    from arena.errors import StartupError
+
     args = build_parser().parse_args(argv)
     try:
         result: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
+    except StartupError as error:  # an operator's mistake: one line, the traceback only when debugging
+        if getattr(args, "log_level", "").lower() == "debug":
+            traceback.print_exc()
+        print(f"arena {args.command}: {error}", file=sys.stderr)
+        return 1
     except grpc.RpcError as error:
         code, details = error.code(), error.details()
         print(f"arena {args.command}: {code.name.lower()}: {details}", file=sys.stderr)
