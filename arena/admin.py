@@ -126,10 +126,20 @@ def create_league(
         return stub.CreateLeague(league_pb2.CreateLeagueRequest(spec=spec), metadata=_metadata(admin_token)).league
 
 
+def cancel_league(
+    address: str, league_id: str, admin_token: str | None, tls_ca: str | None = None
+) -> league_pb2.League:
+    """Cancel a league (its queued matches are dropped unplayed); returns it."""
+    with channel(address, tls_ca) as ch:
+        stub = league_pb2_grpc.LeagueServiceStub(ch)
+        request = league_pb2.CancelLeagueRequest(league_id=league_id)
+        return stub.CancelLeague(request, metadata=_metadata(admin_token)).league
+
+
 def watch_league(
     address: str, league_id: str, console: Console, tls_ca: str | None = None, poll_seconds: float = 0.5
 ) -> league_pb2.League:
-    """Show a live progress bar until every match of the league has its result."""
+    """Show a live progress bar until every match of the league has its result, or it is cancelled."""
     with channel(address, tls_ca) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
@@ -149,6 +159,9 @@ def watch_league(
                 progress.update(task, total=p.total, completed=p.done, detail=detail)
                 if p.total and p.done >= p.total:
                     return league
+                if league.state == league_pb2.LEAGUE_STATE_CANCELLED:
+                    progress.update(task, detail=f"cancelled: {p.cancelled} matches not played, running {p.running}")
+                    return league
                 time.sleep(poll_seconds)
                 league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
 
@@ -157,8 +170,11 @@ def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
     """The league table, readable."""
     league = response.league
     p = league.progress
+    cancelled = (
+        f", cancelled ({p.cancelled} matches not played)" if league.state == league_pb2.LEAGUE_STATE_CANCELLED else ""
+    )
     table = Table(
-        title=f"{league.spec.name or league.league_id}: {p.done} of {p.total} matches, "
+        title=f"{league.spec.name or league.league_id}: {p.done} of {p.total} matches{cancelled}, "
         f"{league.spec.players_per_match} players a match",
         caption="rating: maximum likelihood (Bradley-Terry), Elo scale, with its 95% interval; "
         "Elo: the live ladder; points: pairwise wins (draws 1/2)",

@@ -162,7 +162,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         keep_alive_seconds=config.keep_alive_seconds,
         metrics=metrics,
     )
-    node.leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock)
+    node.leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays)
     node.watch_gauges()
     node_id = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
     worker = RefereeWorker(

@@ -6,7 +6,13 @@ import grpc
 
 from arena.errors import ActionError, ArenaError, GameSetupError, UnknownGameError
 from arena.league.schedule import LeagueSpecError
-from arena.service.auth import AdminRequiredError, AuthError, InvalidNameError, NameTakenError
+from arena.service.auth import (
+    AdminRequiredError,
+    AuthError,
+    InvalidNameError,
+    NameTakenError,
+    NotRegisteredForGameError,
+)
 from arena.service.leagues import LeagueNotFoundError, LeaguesUnavailableError
 from arena.service.matches import BotUnavailableError, MatchNotFinishedError, MatchNotFoundError, MatchSealedError
 
@@ -15,6 +21,7 @@ STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
     (NameTakenError, grpc.StatusCode.ALREADY_EXISTS),
     (InvalidNameError, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotRegisteredForGameError, grpc.StatusCode.INVALID_ARGUMENT),
     (UnknownGameError, grpc.StatusCode.INVALID_ARGUMENT),
     (GameSetupError, grpc.StatusCode.INVALID_ARGUMENT),
     (ActionError, grpc.StatusCode.INVALID_ARGUMENT),

@@ -4,7 +4,9 @@ The loop, per node: take back what this worker name still holds from before a re
 entries whose worker died (idle past the lease); read new entries as capacity allows; start each
 match whose bots are connected here with free slots; keep the lease of what it holds fresh. When a
 match ends, its result is stored (once per match id, even if the match ran twice) and only then is
-the entry acknowledged. An aborted match is not acknowledged: it runs again.
+the entry acknowledged. An aborted match is not acknowledged: it runs again. An entry of a cancelled
+league is acknowledged and dropped unplayed: when first looked at, and (for one still waiting for
+its bots) at the next lease refresh.
 """
 
 from __future__ import annotations
@@ -151,6 +153,10 @@ class RefereeWorker:
                     await self._store(held, {})
                     del self.held[held.entry_id]
                     continue
+                if await self.leagues.is_cancelled(held.league_id):  # dropped unplayed
+                    await self.queue.ack([held.entry_id])
+                    del self.held[held.entry_id]
+                    continue
             spec, league = held.spec, held.league or {}
             assert spec is not None
             duplicate = bool(league.get("duplicate"))
@@ -222,6 +228,7 @@ class RefereeWorker:
         await self.queue.ack([held.entry_id])
 
     async def _touch(self) -> None:
+        await self._drop_cancelled()
         now = asyncio.get_running_loop().time()
         # Waiting entries older than the lease are let go, so a node whose bots are connected can take them.
         fresh = [h.entry_id for h in self.held.values() if h.task is not None or now - h.since < self.lease_seconds]
@@ -229,6 +236,16 @@ class RefereeWorker:
         for held in list(self.held.values()):
             if held.task is None and now - held.since >= self.lease_seconds:
                 del self.held[held.entry_id]
+
+    async def _drop_cancelled(self) -> None:
+        """Acknowledge and drop the waiting entries of cancelled leagues (one lookup per league)."""
+        waiting = self._waiting()
+        for league_id in {held.league_id for held in waiting}:
+            if await self.leagues.is_cancelled(league_id):
+                dropped = [held.entry_id for held in waiting if held.league_id == league_id]
+                await self.queue.ack(dropped)
+                for entry_id in dropped:
+                    del self.held[entry_id]
 
 
 def result_of(league_id: str, match_id: str, record: MatchRecord, deal_id: str | None = None) -> dict[str, Any]:

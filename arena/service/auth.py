@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Iterable
 from typing import Protocol
 
 from arena.errors import ArenaError
@@ -29,6 +30,10 @@ class InvalidNameError(ArenaError, ValueError):
     """A bot name does not fit the allowed pattern."""
 
 
+class NotRegisteredForGameError(ArenaError):
+    """A bot is asked to play a game it is not registered for (or is not registered at all)."""
+
+
 def hash_token(token: str) -> str:
     """The stored form of a token (SHA-256; tokens carry 256 random bits, so no salt is needed)."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -39,6 +44,10 @@ class TokenStore(Protocol):
 
     async def add(self, name: str, token_hash: str) -> bool:
         """Store a new bot; False if the name exists."""
+        ...
+
+    async def games_of(self, name: str) -> frozenset[str] | None:
+        """The games a bot is registered for (empty: every game); None if there is no such bot."""
         ...
 
     async def name_for(self, token_hash: str) -> str | None:
@@ -64,6 +73,10 @@ class MemoryTokenStore:
         self._names.add(name)
         self._by_hash[token_hash] = name
         return True
+
+    async def games_of(self, name: str) -> frozenset[str] | None:
+        """Every game (empty) for a registered bot; None if there is no such bot."""
+        return frozenset() if name in self._names else None
 
     async def name_for(self, token_hash: str) -> str | None:
         """The bot with this token hash, if any."""
@@ -117,3 +130,13 @@ class BotRegistry:
     async def names(self) -> list[str]:
         """Every registered bot."""
         return await self._store.names()
+
+    async def check_plays(self, names: Iterable[str], game: str) -> None:
+        """Raise ``NotRegisteredForGameError`` unless every bot named is registered for ``game``
+        (one bounded lookup per bot, never a scan of every bot)."""
+        for name in dict.fromkeys(names):
+            games = await self._store.games_of(name)
+            if games is None:
+                raise NotRegisteredForGameError(f"no bot named {name[:80]!r} is registered")
+            if games and game not in games:
+                raise NotRegisteredForGameError(f"bot {name[:80]!r} is not registered for game {game[:80]!r}")

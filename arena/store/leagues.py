@@ -10,6 +10,7 @@ Keys (all JSON values)::
     arena:league:{id}:running          set of match ids being played
     arena:league:{id}:elo              hash bot -> live Elo rating
     arena:league:{id}:deal:{deal}      list of the deal's match ids whose results are stored
+    arena:league:{id}:cancelled        when the league was cancelled (its queued matches are dropped)
     arena:result:{league}:{match}      the match's result, written once (SET NX)
 """
 
@@ -136,6 +137,14 @@ class LeagueStore:
             pipe.scard(key("league", f"{league_id}:running"))
             total, done, running = await pipe.execute()
         return int(total), int(done), int(running)
+
+    async def cancel(self, league_id: str, at: float) -> None:
+        """Mark the league cancelled (the first time counts)."""
+        await self.r.set(key("league", f"{league_id}:cancelled"), str(at), nx=True)
+
+    async def is_cancelled(self, league_id: str) -> bool:
+        """Whether the league was cancelled."""
+        return bool(await self.r.exists(key("league", f"{league_id}:cancelled")))
 
     async def update_elo(
         self, league_id: str, update: Callable[[dict[str, float]], dict[str, float]], attempts: int = 50
