@@ -153,6 +153,16 @@ CREATE_ATTEMPTS = 6
 """How often ``create_league`` sends its request when the arena is unavailable."""
 
 
+def cancel_league(
+    address: str, league_id: str, admin_token: str | None, tls_ca: str | None = None
+) -> league_pb2.League:
+    """Cancel a league (its queued matches are dropped unplayed); returns it."""
+    with channel(address, tls_ca) as ch:
+        stub = league_pb2_grpc.LeagueServiceStub(ch)
+        request = league_pb2.CancelLeagueRequest(league_id=league_id)
+        return stub.CancelLeague(request, metadata=_metadata(admin_token)).league
+
+
 def watch_league(
     address: str,
     league_id: str,
@@ -161,8 +171,8 @@ def watch_league(
     poll_seconds: float = 0.5,
     check: Callable[[league_pb2.League], None] | None = None,
 ) -> league_pb2.League:
-    """Show a live progress bar until every match of the league has its result; ``check`` is
-    called with the league at every poll and may raise to stop watching."""
+    """Show a live progress bar until every match of the league has its result, or it is cancelled;
+    ``check`` is called with the league at every poll and may raise to stop watching."""
     with channel(address, tls_ca) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
@@ -182,6 +192,9 @@ def watch_league(
                 progress.update(task, total=p.total, completed=p.done, detail=detail)
                 if p.total and p.done >= p.total:
                     return league
+                if league.state == league_pb2.LEAGUE_STATE_CANCELLED:
+                    progress.update(task, detail=f"cancelled: {p.cancelled} matches not played, running {p.running}")
+                    return league
                 if check is not None:
                     check(league)
                 time.sleep(poll_seconds)
@@ -192,8 +205,11 @@ def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
     """The league table, readable."""
     league = response.league
     p = league.progress
+    cancelled = (
+        f", cancelled ({p.cancelled} matches not played)" if league.state == league_pb2.LEAGUE_STATE_CANCELLED else ""
+    )
     table = Table(
-        title=f"{league.spec.name or league.league_id}: {p.done} of {p.total} matches, "
+        title=f"{league.spec.name or league.league_id}: {p.done} of {p.total} matches{cancelled}, "
         f"{league.spec.players_per_match} players a match",
         caption="rating: maximum likelihood (Bradley-Terry), Elo scale, with its 95% interval; "
         "Elo: the live ladder; points: pairwise wins (draws 1/2)",

@@ -6,8 +6,10 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 
@@ -154,6 +156,22 @@ def _league_watch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _league_cancel(args: argparse.Namespace) -> int:
+    from arena.admin import cancel_league
+    from arena.v1 import league_pb2
+
+    league = cancel_league(args.server, args.league, _admin_token(args), args.tls_ca)
+    p = league.progress
+    if league.state == league_pb2.LEAGUE_STATE_FINISHED:
+        print(f"league {league.league_id} had finished ({p.done} of {p.total} matches): nothing to cancel")
+    else:
+        print(
+            f"league {league.league_id} cancelled: {p.cancelled} queued matches dropped, "
+            f"{p.running} running finish, {p.done} of {p.total} played"
+        )
+    return 0
+
+
 def _league_list(args: argparse.Namespace) -> int:
     from arena.admin import channel
     from arena.v1 import league_pb2, league_pb2_grpc
@@ -162,7 +180,8 @@ def _league_list(args: argparse.Namespace) -> int:
         leagues = league_pb2_grpc.LeagueServiceStub(ch).ListLeagues(league_pb2.ListLeaguesRequest()).leagues
     for league in leagues:
         p = league.progress
-        print(f"{league.league_id}  {league.spec.name:<24} {p.done}/{p.total} done, {p.running} running")
+        cancelled = f", cancelled ({p.cancelled} not played)" if p.cancelled else ""
+        print(f"{league.league_id}  {league.spec.name:<24} {p.done}/{p.total} done, {p.running} running{cancelled}")
     return 0
 
 
@@ -267,14 +286,37 @@ def _client_options(parser: argparse.ArgumentParser, admin: bool = True) -> None
         parser.add_argument("--data-dir", default="data", help="where a local server keeps its admin token")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes in one line (what is wrong, where to look) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: MESSAGE (see --help)`` and exit 2."""
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def _at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``low``."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            number = low - 1
+        if number < low:
+            raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a whole number of at least {low}")
+        return number
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="arena", description="The arena: bots play card games over gRPC.")
+    parser = _Parser(prog="arena", description="The arena: bots play card games over gRPC.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="the whole arena: a node, starter bots, a league, its leaderboard")
     run.add_argument("--players", type=int, default=2, choices=[2, 3, 4, 5], help="players a match")
-    run.add_argument("--games", type=int, default=30, help="games per pairing (default %(default)s)")
+    run.add_argument("--games", type=_at_least(1), default=30, help="games per pairing (default %(default)s)")
     run.add_argument("--seed", type=int, default=5211, help="league seed (default %(default)s)")
     run.set_defaults(handler=_run)
 
@@ -335,12 +377,14 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(rotate)
     rotate.set_defaults(handler=_token_rotate)
 
-    league = sub.add_parser("league", help="round-robin and gauntlet leagues: create, watch, list")
+    league = sub.add_parser("league", help="round-robin and gauntlet leagues: create, watch, cancel, list")
     league_sub = league.add_subparsers(dest="league_command", required=True, metavar="ACTION")
     create = league_sub.add_parser("create", help="schedule a league and queue its matches")
     create.add_argument("bots", nargs="+", help="bot names (spaces or commas)")
-    create.add_argument("--players", type=int, default=2, help="players a match (default %(default)s)")
-    create.add_argument("--games", type=int, default=10, help="games per pairing or table (default %(default)s)")
+    create.add_argument("--players", type=_at_least(2), default=2, help="players a match (default %(default)s)")
+    create.add_argument(
+        "--games", type=_at_least(1), default=10, help="games per pairing or table (default %(default)s)"
+    )
     create.add_argument("--seed", type=int, help="league seed (default: random)")
     create.add_argument("--duplicate", action="store_true", help="duplicate deals: each deal once per rotation")
     create.add_argument("--gauntlet", metavar="CANDIDATE", help="a gauntlet of CANDIDATE against the others")
@@ -353,6 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("league")
     _client_options(watch, admin=False)
     watch.set_defaults(handler=_league_watch)
+    cancel = league_sub.add_parser("cancel", help="cancel a league: its queued matches are dropped unplayed")
+    cancel.add_argument("league")
+    _client_options(cancel)
+    cancel.set_defaults(handler=_league_cancel)
     listing = league_sub.add_parser("list", help="the most recent leagues")
     _client_options(listing, admin=False)
     listing.set_defaults(handler=_league_list)
@@ -394,6 +442,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` command."""
     import grpc
 
+    from arena.errors import StartupError
+
     given = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(joined_values(given, ("--token", "--admin-token")))
     try:
@@ -403,6 +453,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OperatorError as error:
         print(f"arena {args.command}: {error}", file=sys.stderr)
         return 2
+    except StartupError as error:  # an operator's mistake: one line, the traceback only when debugging
+        if getattr(args, "log_level", "").lower() == "debug":
+            traceback.print_exc()
+        print(f"arena {args.command}: {error}", file=sys.stderr)
+        return 1
     except grpc.RpcError as error:
         code, details = error.code(), error.details()
         print(f"arena {args.command}: {code.name.lower()}: {details}", file=sys.stderr)

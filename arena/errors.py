@@ -10,6 +10,8 @@ Every error the arena raises on purpose derives from :class:`ArenaError`::
     ├── UnknownGameError (also KeyError)   no game is registered under that name
     ├── WireError (also ValueError)        a wire message does not convert (arena.wire)
     ├── LeagueSpecError (also ValueError)  a league spec is inconsistent (arena.league.schedule)
+    ├── StartupError                       a node cannot start (arena.startup): one line for the
+    │   └── NodeIdTakenError               operator; another live node holds this node id
     └── the services' errors               auth, bots and matches (arena.service.*), mapped to gRPC
                                            status codes in one table (arena.grpc.errors)
 
@@ -45,3 +47,11 @@ class UnknownGameError(ArenaError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "unknown game"
+
+
+class StartupError(ArenaError):
+    """A node cannot start; the message says what failed and what to check, in one line."""
+
+
+class NodeIdTakenError(StartupError):
+    """Another live node holds this node id."""

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
+from arena import startup
+from arena.errors import NodeIdTakenError, StartupError
 from arena.grpc import convert
 from arena.grpc.server import GrpcServer, TlsFiles, start_server
 from arena.metrics import ArenaMetrics
@@ -72,6 +74,8 @@ class RunningNode:
     worker_task: asyncio.Task[None]
     heartbeat_task: asyncio.Task[None]
     relay_task: asyncio.Task[None]
+    lost_id: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    """Set if another node took this node's id (it was silent past the heartbeat's expiry)."""
 
     @property
     def port(self) -> int:
@@ -120,19 +124,45 @@ def make_private_dir(path: Path) -> None:
 
 
 async def start_node(config: ServeConfig) -> RunningNode:
-    """Start the store (embedded Redis unless a URL is given), the services and the gRPC server."""
+    """Start the store (embedded Redis unless a URL is given), the services and the gRPC server.
+
+    Every operator mistake found on the way (an unwritable data folder, an unreachable Redis or a
+    wrong password, Redis unable to persist, a node id held by a live node, a taken port) raises
+    ``StartupError`` before the node takes any work, with what was started so far stopped again.
+    """
+    async with contextlib.AsyncExitStack() as started:
+        running = await _start_node(config, started)
+        started.pop_all()  # the node owns them now: RunningNode.stop
+        return running
+
+
+async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -> RunningNode:
+    startup.check_port_free(config.address, "--address")
+    if config.metrics_address:
+        startup.check_port_free(config.metrics_address, "--metrics-address", "serve metrics on")
     embedded = None
     url = config.redis_url
+    makes_token = not (config.open_registration or config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"))
+    if url is None or (makes_token and not (config.data_dir / "admin-token").exists()):
+        startup.check_data_folder(config.data_dir)
     if url is None:
         make_private_dir(config.data_dir)
         # Started from this (the main) thread, which lives as long as the node: see EmbeddedRedis.
-        embedded = EmbeddedRedis(config.data_dir / "redis").start()
+        try:
+            embedded = EmbeddedRedis(config.data_dir / "redis").start()
+        except (RuntimeError, OSError) as error:
+            raise StartupError(f"the embedded Redis did not start ({error}): check --data-dir") from error
+        started.push_async_callback(asyncio.to_thread, embedded.stop)
         url = embedded.url
+    await startup.check_redis(url)
     client = connect(url)
-    await client.ping()
+    started.push_async_callback(client.aclose)
     clock = MonotonicClock()
     hub = SessionHub(clock)
-    admin = admin_token_for(config)
+    try:
+        admin = admin_token_for(config)
+    except OSError as error:
+        raise StartupError(f"cannot keep the admin token in the data folder {config.data_dir}: {error}") from error
     metrics = ArenaMetrics()
     node = ArenaNode(
         registry=BotRegistry(RedisTokenStore(client), admin, config.open_registration),
@@ -142,20 +172,19 @@ async def start_node(config: ServeConfig) -> RunningNode:
         keep_alive_seconds=config.keep_alive_seconds,
         metrics=metrics,
     )
-    node.leagues = leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock)
+    node.leagues = leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays)
     node.watch_gauges()
+    node_id = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
     worker = RefereeWorker(
         node.leagues.queue,
         node.leagues.store,
         node.matches,
-        config.node_id or f"{socket.gethostname()}-{os.getpid()}",
+        node_id,
         lease_seconds=config.lease_seconds,
         metrics=metrics,
     )
-    stop_worker = asyncio.Event()
-    worker_task = asyncio.create_task(worker.run(stop_worker), name="referee-worker")
-    node.nodes = NodeRegistry(client, worker.consumer, config.address)
-    relay = Relay(client, worker.consumer, hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
+    node.nodes = NodeRegistry(client, node_id, config.address)
+    relay = Relay(client, node_id, hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
     node.matches.relay = relay
     node.matches.slots = SlotBroker(client)
 
@@ -168,7 +197,6 @@ async def start_node(config: ServeConfig) -> RunningNode:
 
     hub.on_connect = lambda name: relay.send_soon(arrived(name))
     hub.on_disconnect = lambda name: relay.send_soon(relay.directory.gone(name))
-    relay_task = asyncio.create_task(relay.run(stop_worker), name="relay")
 
     def load() -> dict[str, int]:
         relay.send_soon(relay.directory.here({session.name: session.capacity for session in hub.connected()}))
@@ -181,13 +209,33 @@ async def start_node(config: ServeConfig) -> RunningNode:
             "reclaimed": worker.reclaimed,
         }
 
-    await node.nodes.beat(load())  # listed from the moment it serves
-    heartbeat_task = asyncio.create_task(node.nodes.run(stop_worker, load), name="heartbeat")
+    # The id is claimed before the worker reads the queue under it; listed from the moment it serves.
+    await node.nodes.claim(load())
+    started.push_async_callback(node.nodes.release)
     metrics_port = None
     if config.metrics_address:
         host, _, port = config.metrics_address.rpartition(":")
-        metrics_port = metrics.serve(int(port), host or "127.0.0.1")
-    server = await start_server(node, config.address, config.tls)
+        try:
+            metrics_port = metrics.serve(int(port), host or "127.0.0.1")
+        except (OSError, ValueError) as error:
+            raise StartupError(
+                f"cannot serve metrics on {config.metrics_address}: {error}: check --metrics-address"
+            ) from error
+    stop_worker = asyncio.Event()
+    lost_id = asyncio.Event()
+    worker_task = asyncio.create_task(worker.run(stop_worker), name="referee-worker")
+    relay_task = asyncio.create_task(relay.run(stop_worker), name="relay")
+    heartbeat_task = asyncio.create_task(node.nodes.run(stop_worker, load, lost_id.set), name="heartbeat")
+
+    async def stop_tasks() -> None:
+        stop_worker.set()
+        await asyncio.wait([worker_task, relay_task, heartbeat_task], timeout=5)
+
+    started.push_async_callback(stop_tasks)
+    try:
+        server = await start_server(node, config.address, config.tls)
+    except (OSError, RuntimeError) as error:
+        raise StartupError(f"cannot listen on {config.address}: {error}: check --address") from error
     log.info(
         "arena node serving",
         extra={"address": config.address, "port": server.port, "redis": redacted(url), "metrics_port": metrics_port},
@@ -204,6 +252,7 @@ async def start_node(config: ServeConfig) -> RunningNode:
         worker_task,
         heartbeat_task,
         relay_task,
+        lost_id,
     )
 
 
@@ -217,7 +266,15 @@ async def serve(config: ServeConfig, on_ready: Callable[[RunningNode], None] | N
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    stopped, lost = asyncio.ensure_future(stop.wait()), asyncio.ensure_future(running.lost_id.wait())
+    await asyncio.wait([stopped, lost], return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    lost.cancel()
     log.info("shutting down", extra={"grace_seconds": config.shutdown_grace_seconds})
     await running.stop(config.shutdown_grace_seconds)
     log.info("stopped")
+    if running.lost_id.is_set():
+        raise NodeIdTakenError(
+            f"node id {running.worker.consumer!r} was taken by another node while this one was silent: "
+            "this node stopped; give each node its own --node-id"
+        )

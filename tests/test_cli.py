@@ -1,4 +1,5 @@
-"""The command line: every subcommand's help renders (argparse formats help lazily)."""
+"""The command line: every subcommand's help renders (argparse formats help lazily); a usage mistake
+is one line and exit code 2."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ def test_every_help_renders(capsys: pytest.CaptureFixture[str]) -> None:
         "loadtest",
         "token revoke",
         "token rotate",
+        "league cancel",
     } <= names
 
 
@@ -120,3 +122,24 @@ async def test_arena_bot_takes_its_token_from_the_environment_a_file_or_a_flag(
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("games", ["0", "-3", "many"])
+def test_league_create_refuses_a_bad_games_count_in_one_line(games: str) -> None:
+    command = [sys.executable, "-m", "arena.cli", "league", "create", "a", "b", "--games", games]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("arena league create: argument --games:"), lines
+    assert repr(games) in lines[0] and "at least 1" in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_league_create_refuses_too_few_players_in_one_line() -> None:
+    command = [sys.executable, "-m", "arena.cli", "league", "create", "a", "b", "--players", "0"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "arena league create: argument --players: '0' is not a whole number of at least 2 (see --help)"
+    ]

@@ -87,3 +87,42 @@ async def test_nodes_beat_and_a_league_survives_repeated_node_kills(redis7: Embe
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+def serve_twin(redis_url: str, node_id: str, data: Path) -> subprocess.CompletedProcess[str]:
+    """``arena serve`` with ``node_id`` on another port, run until it exits (or 30 s)."""
+    command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{free_port()}"]
+    command += ["--redis", redis_url, "--node-id", node_id, "--open-registration", "--data-dir", str(data)]
+    command += ["--metrics-address", "", "--log-format", "text", "--lease-seconds", "1"]
+    return subprocess.run(command, check=False, capture_output=True, text=True, timeout=30)
+
+
+async def test_a_second_node_with_a_live_node_id_refuses_to_start(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    port = free_port()
+    first = start_node(redis7.url, "twin", port, tmp_path / "first")
+    try:
+        twin = await asyncio.to_thread(serve_twin, redis7.url, "twin", tmp_path / "second")
+        lines = [line for line in twin.stderr.splitlines() if line.strip()]
+        assert twin.returncode == 1, twin.stderr[-2000:]
+        assert len(lines) == 1, twin.stderr[-2000:]
+        assert lines[0].startswith("arena serve: node id 'twin' is held by another live node"), lines
+        assert "--node-id" in lines[0]
+        # The first node is untouched: still listed, at its own address, and still beating.
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            listed = (await node_pb2_grpc.NodeServiceStub(channel).ListNodes(node_pb2.ListNodesRequest())).nodes
+        assert [(n.node_id, n.address) for n in listed] == [("twin", f"127.0.0.1:{port}")]
+        # A node killed without a goodbye: its id comes free once its heartbeat expires.
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        first = start_node(redis7.url, "twin", port, tmp_path / "third")
+        assert await live_nodes(f"127.0.0.1:{port}") == ["twin"]
+        # A graceful stop gives the id back at once.
+        first.terminate()
+        assert first.wait(30) == 0
+        again = start_node(redis7.url, "twin", port, tmp_path / "fourth")
+        again.terminate()
+        again.wait(30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait(10)

@@ -11,7 +11,7 @@ from arena.referee.match import MatchEvent
 from arena.referee.record import MatchRecord
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
-from arena.service.leagues import LeagueInfo
+from arena.service.leagues import LeagueInfo, LeagueState
 from arena.service.matches import MatchInfo
 from arena.service.sessions import Outgoing, ProtocolError, Relayed
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
@@ -221,12 +221,21 @@ def league_to_proto(info: LeagueInfo, *, for_admin: bool) -> league_pb2.League:
             done=info.progress.done,
             running=info.progress.running,
             queued=info.progress.queued,
+            cancelled=info.progress.dropped,
         ),
         created_at=timestamp(info.created_at),
+        state=_STATES[info.progress.state],
     )
     if for_admin:
         league.spec.seed = spec.seed
     return league
+
+
+_STATES = {
+    LeagueState.RUNNING: league_pb2.LEAGUE_STATE_RUNNING,
+    LeagueState.FINISHED: league_pb2.LEAGUE_STATE_FINISHED,
+    LeagueState.CANCELLED: league_pb2.LEAGUE_STATE_CANCELLED,
+}
 
 
 _FORMATS = {

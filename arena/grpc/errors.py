@@ -6,7 +6,14 @@ import grpc
 
 from arena.errors import ActionError, ArenaError, GameSetupError, UnknownGameError
 from arena.league.schedule import LeagueSpecError
-from arena.service.auth import AdminRequiredError, AuthError, BotNotFoundError, InvalidNameError, NameTakenError
+from arena.service.auth import (
+    AdminRequiredError,
+    AuthError,
+    BotNotFoundError,
+    InvalidNameError,
+    NameTakenError,
+    NotRegisteredForGameError,
+)
 from arena.service.leagues import LeagueNotFoundError, LeaguesUnavailableError
 from arena.service.matches import BotUnavailableError, MatchNotFinishedError, MatchNotFoundError, MatchSealedError
 
@@ -16,6 +23,7 @@ STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (NameTakenError, grpc.StatusCode.ALREADY_EXISTS),
     (BotNotFoundError, grpc.StatusCode.NOT_FOUND),
     (InvalidNameError, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotRegisteredForGameError, grpc.StatusCode.INVALID_ARGUMENT),
     (UnknownGameError, grpc.StatusCode.INVALID_ARGUMENT),
     (GameSetupError, grpc.StatusCode.INVALID_ARGUMENT),
     (ActionError, grpc.StatusCode.INVALID_ARGUMENT),

@@ -346,6 +346,15 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
         info, table, elo = await self._leagues().leaderboard(request.league_id)
         return convert.leaderboard_to_proto(info, table, elo, for_admin=self._admin(context))
 
+    @translate_errors
+    async def CancelLeague(  # noqa: N802
+        self, request: league_pb2.CancelLeagueRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> league_pb2.CancelLeagueResponse:
+        """Cancel a league: its queued matches are dropped unplayed."""
+        self.node.check_admin(admin_token(context))
+        info = await self._leagues().cancel(request.league_id)
+        return league_pb2.CancelLeagueResponse(league=convert.league_to_proto(info, for_admin=self._admin(context)))
+
 
 class NodeServicer(node_pb2_grpc.NodeServiceServicer):
     """The arena's live nodes."""

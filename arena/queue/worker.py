@@ -10,8 +10,10 @@ whose bots have free slots (counted over every node); keep the lease of everythi
   connects (the queue's generation count moves), or every ``retry_seconds`` in any case.
 - When a match ends, its result is stored and its entry acknowledged in one step (once per match
   id, even if the match ran twice). An aborted match is not acknowledged: it runs again.
-- Every ``reconcile_seconds`` (a minute) one node (a lock in Redis) queues again whatever open match is
-  nowhere — lost, say, when the store's host crashed before writing its last second to disk.
+- Every ``reconcile_seconds`` (a minute) one node (a lock in Redis) queues again whatever open match
+  is nowhere — lost, say, when the store's host crashed before writing its last second to disk.
+- An entry of a cancelled league is acknowledged and dropped unplayed: when first looked at, and
+  (for one still waiting for its bots) at the next lease refresh.
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ class RefereeWorker:
             self._ended.clear()
             await self._start_waiting()
         if now - self._last_touch >= min(self.lease_seconds / 3, 5.0):
+            await self._drop_cancelled()
             await self.queue.touch(self.consumer, list(self.held))
             self._last_touch = now
             if self.metrics is not None:
@@ -185,8 +188,8 @@ class RefereeWorker:
         """Bots found busy in this pass: their other matches are not tried again until the next."""
         absent: set[str] = set()
         """Bots found connected nowhere in this pass: their other matches are parked straight away."""
-        leagues: dict[str, tuple[dict[str, Any], bytes]] = {}
-        """Each league's spec and secret, read once a pass."""
+        leagues: dict[str, tuple[dict[str, Any], bytes, bool]] = {}
+        """Each league's spec, secret and whether it is cancelled, read once a pass."""
         for held in self._waiting():
             if held.spec is None and not await self._look_up(held, leagues):
                 continue
@@ -226,7 +229,7 @@ class RefereeWorker:
             self.parked += 1
             del self.held[held.entry_id]
 
-    async def _look_up(self, held: _Held, leagues: dict[str, tuple[dict[str, Any], bytes]]) -> bool:
+    async def _look_up(self, held: _Held, leagues: dict[str, tuple[dict[str, Any], bytes, bool]]) -> bool:
         """Read the entry's match and league once; False if there is nothing to play."""
         scheduled, has_result = await self.leagues.match_and_result(held.league_id, held.match_id)
         if scheduled is None:  # unknown: nothing to do
@@ -235,9 +238,14 @@ class RefereeWorker:
             return False
         if held.league_id not in leagues:
             league = await self.leagues.spec(held.league_id) or {}
-            leagues[held.league_id] = league, await self.leagues.secret(held.league_id) or b""
+            secret = await self.leagues.secret(held.league_id) or b""
+            leagues[held.league_id] = league, secret, await self.leagues.is_cancelled(held.league_id)
         held.spec = MatchSpec.from_dict(scheduled)
-        held.league, held.secret = leagues[held.league_id]
+        held.league, held.secret, cancelled = leagues[held.league_id]
+        if cancelled and not has_result:  # dropped unplayed
+            await self.queue.ack([held.entry_id])
+            del self.held[held.entry_id]
+            return False
         if has_result:
             # It ran before and its result is stored: finish what its worker may not have.
             await self._store(held, {})
@@ -285,6 +293,16 @@ class RefereeWorker:
             self.results_stored += 1
         if held.duplicate and deal_results >= held.deal_size:
             await self.matches.unseal(held.spec.deal_id)  # idempotent: a re-run of this step does it again
+
+    async def _drop_cancelled(self) -> None:
+        """Acknowledge and drop the waiting entries of cancelled leagues (one lookup per league)."""
+        waiting = self._waiting()
+        for league_id in {held.league_id for held in waiting}:
+            if await self.leagues.is_cancelled(league_id):
+                dropped = [held.entry_id for held in waiting if held.league_id == league_id]
+                await self.queue.ack(dropped)
+                for entry_id in dropped:
+                    del self.held[entry_id]
 
 
 def result_of(league_id: str, match_id: str, record: MatchRecord, deal_id: str | None = None) -> dict[str, Any]:

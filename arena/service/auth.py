@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from arena.errors import ArenaError
@@ -44,6 +44,10 @@ def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
+class NotRegisteredForGameError(ArenaError):
+    """A bot is asked to play a game it is not registered for (or is not registered at all)."""
+
+
 def hash_token(token: str) -> str:
     """The stored form of a token (SHA-256; tokens carry 256 random bits, so no salt is needed)."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -54,6 +58,10 @@ class TokenStore(Protocol):
 
     async def add(self, name: str, token_hash: str) -> bool:
         """Store a new bot; False if the name exists."""
+        ...
+
+    async def games_of(self, name: str) -> frozenset[str] | None:
+        """The games a bot is registered for (empty: every game); None if there is no such bot."""
         ...
 
     async def name_for(self, token_hash: str) -> str | None:
@@ -97,6 +105,10 @@ class MemoryTokenStore:
         if token_hash is not None:
             self._by_hash[token_hash] = name
         return True
+
+    async def games_of(self, name: str) -> frozenset[str] | None:
+        """Every game (empty) for a registered bot; None if there is no such bot."""
+        return frozenset() if name in self._hashes else None
 
     async def name_for(self, token_hash: str) -> str | None:
         """The bot with this token hash, if any."""
@@ -166,3 +178,13 @@ class BotRegistry:
     async def names(self) -> list[str]:
         """Every registered bot."""
         return await self._store.names()
+
+    async def check_plays(self, names: Iterable[str], game: str) -> None:
+        """Raise ``NotRegisteredForGameError`` unless every bot named is registered for ``game``
+        (one bounded lookup per bot, never a scan of every bot)."""
+        for name in dict.fromkeys(names):
+            games = await self._store.games_of(name)
+            if games is None:
+                raise NotRegisteredForGameError(f"no bot named {name[:80]!r} is registered")
+            if games and game not in games:
+                raise NotRegisteredForGameError(f"bot {name[:80]!r} is not registered for game {game[:80]!r}")

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import enum
 import secrets
 from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.elo import EloLadder
 from arena.league.result import MatchResult
-from arena.league.schedule import SECRET_BYTES, LeagueSpec, schedule_league
+from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, league_tables, schedule_league
 from arena.league.table import LeagueTable
 from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
@@ -38,6 +40,24 @@ class LeaguesUnavailableError(ArenaError):
     """The node runs without Redis, so it has no leagues."""
 
 
+MAX_LEAGUE_BOTS = 256
+"""The most bots a league may name (each is looked up in the registry)."""
+MAX_GAMES_PER_PAIRING = 10_000
+MAX_LEAGUE_MATCHES = 100_000
+"""The most matches one league may schedule."""
+
+BotCheck = Callable[[Sequence[str], str], Awaitable[None]]
+"""Raises unless every bot named is registered for the game (``BotRegistry.check_plays``)."""
+
+
+class LeagueState(enum.Enum):
+    """Where a league is in its life."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class LeagueProgress:
     """Where a league stands."""
@@ -45,16 +65,30 @@ class LeagueProgress:
     total: int
     done: int
     running: int
+    cancelled: bool = False
+    """The league was cancelled: what is not done or running by now is never played."""
 
     @property
     def queued(self) -> int:
-        """Matches not yet started."""
-        return max(0, self.total - self.done - self.running)
+        """Matches not yet started (none once cancelled)."""
+        return 0 if self.cancelled else max(0, self.total - self.done - self.running)
+
+    @property
+    def dropped(self) -> int:
+        """Matches that will never be played because the league was cancelled."""
+        return max(0, self.total - self.done - self.running) if self.cancelled else 0
 
     @property
     def finished(self) -> bool:
         """Every scheduled match has its result."""
         return self.total > 0 and self.done >= self.total
+
+    @property
+    def state(self) -> LeagueState:
+        """Running, finished, or cancelled (a league that finished before its cancel is finished)."""
+        if self.finished:
+            return LeagueState.FINISHED
+        return LeagueState.CANCELLED if self.cancelled else LeagueState.RUNNING
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -69,6 +103,20 @@ class LeagueInfo:
     progress: LeagueProgress
 
 
+def check_size(spec: LeagueSpec) -> None:
+    """Raise ``LeagueSpecError`` if the league is too big to schedule (see ``LeagueService.create``)."""
+    if len(spec.bots) > MAX_LEAGUE_BOTS:
+        raise LeagueSpecError(f"a league of {len(spec.bots)} bots is too big: at most {MAX_LEAGUE_BOTS}")
+    if spec.games_per_pairing > MAX_GAMES_PER_PAIRING:
+        raise LeagueSpecError(
+            f"games per pairing must be at most {MAX_GAMES_PER_PAIRING}, not {spec.games_per_pairing}"
+        )
+    rotations = spec.players_per_match if spec.duplicate else 1
+    count = len(league_tables(spec)) * spec.games_per_pairing * rotations
+    if count > MAX_LEAGUE_MATCHES:
+        raise LeagueSpecError(f"a league of {count} matches is too big: at most {MAX_LEAGUE_MATCHES}")
+
+
 def new_league_id() -> str:
     """A short random league id."""
     return "L" + secrets.token_hex(4)
@@ -77,17 +125,27 @@ def new_league_id() -> str:
 class LeagueService:
     """Create and follow leagues."""
 
-    def __init__(self, store: LeagueStore, queue: MatchQueue, clock: Clock) -> None:
+    def __init__(self, store: LeagueStore, queue: MatchQueue, clock: Clock, check_bots: BotCheck | None = None) -> None:
         self.store = store
         self.queue = queue
         self.clock = clock
+        self.check_bots = check_bots
+        """Refuses bots that are not registered (for the game); None: any name is taken."""
 
     async def create(
         self, spec: LeagueSpec, time_control: TimeControl, name: str = "", request_id: str = ""
     ) -> LeagueInfo:
-        """Schedule the league, then store it and queue every match in one step (a league exists whole
-        or not at all); returns it with its progress. A ``request_id`` sent before returns the league
-        that request made, so a client may retry a create whose answer it did not get."""
+        """Check and schedule the league, then store it and queue every match in one step (a league
+        exists whole or not at all); returns it with its progress. A ``request_id`` sent before returns
+        the league that request made, so a client may retry a create whose answer it did not get.
+
+        Refused (``LeagueSpecError``, or the bot check's error) with nothing stored: more than
+        ``MAX_LEAGUE_BOTS`` bots, more than ``MAX_GAMES_PER_PAIRING`` games a pairing, more than
+        ``MAX_LEAGUE_MATCHES`` matches, or a bot not registered for the game.
+        """
+        check_size(spec)
+        if self.check_bots is not None:
+            await self.check_bots(spec.bots, spec.game)
         # Scheduling a large league takes a while: off the event loop.
         matches = await asyncio.to_thread(lambda: [m.to_dict() for m in schedule_league(spec)])
         stored = spec.to_dict() | {
@@ -109,14 +167,22 @@ class LeagueService:
         if stored is None:
             raise LeagueNotFoundError(f"no league {league_id[:80]!r}")
         total, done, running = await self.store.progress(league_id)
+        cancelled = await self.store.is_cancelled(league_id)
         return LeagueInfo(
             league_id=league_id,
             name=str(stored.get("name", league_id)),
             spec=LeagueSpec.from_dict(stored),
             time_control=TimeControl.from_dict(stored.get("time_control") or {}),
             created_at=float(stored.get("created_at", 0.0)),
-            progress=LeagueProgress(total, done, running),
+            progress=LeagueProgress(total, done, running, cancelled),
         )
+
+    async def cancel(self, league_id: str) -> LeagueInfo:
+        """Cancel the league: the workers drop its queued matches unplayed; running ones finish."""
+        info = await self.get(league_id)
+        if not info.progress.finished:
+            await self.store.cancel(league_id, self.clock.wall())
+        return await self.get(league_id)
 
     async def recent(self, limit: int = 50) -> list[LeagueInfo]:
         """The most recent leagues, newest first."""

@@ -12,6 +12,8 @@ Keys (JSON values)::
     arena:league:{id}:results          list of match ids, in the order their results were stored
     arena:league:{id}:running          set of match ids being played
     arena:league:{id}:deal:{deal}      list of the deal's match ids whose results are stored
+    arena:league:{id}:cancelled        when the league was cancelled (its queued matches are dropped)
+    arena:league:{id}:cancelled        when the league was cancelled (its queued matches are dropped)
     arena:result:{league}:{match}      the match's result, written once (SET NX)
     arena:parked:{bot}                 set of "{league} {match}" waiting for that absent bot to connect
     arena:league-request:{request}     the league a client's create request made (idempotent retries)
@@ -288,3 +290,14 @@ class LeagueStore:
             pipe.scard(self._key(league_id, "running"))
             total, done, running = await pipe.execute()
         return int(total), int(done), int(running)
+
+    async def cancel(self, league_id: str, at: float) -> None:
+        """Mark the league cancelled (the first time counts); the reconciler leaves it alone."""
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.set(self._key(league_id, "cancelled"), str(at), nx=True)
+            pipe.srem(key("leagues", "active"), league_id)
+            await pipe.execute()
+
+    async def is_cancelled(self, league_id: str) -> bool:
+        """Whether the league was cancelled."""
+        return bool(await self.r.exists(self._key(league_id, "cancelled")))

@@ -53,6 +53,10 @@ class RedisTokenStore:
         await self._r.set(key("token", token_hash), name)
         return True
 
+    async def games_of(self, name: str) -> frozenset[str] | None:
+        """Every game (empty) for a registered bot; None if there is no such bot."""
+        return frozenset() if await self._r.exists(key("bot", name)) else None
+
     async def name_for(self, token_hash: str) -> str | None:
         """The bot holding this token hash."""
         name = await self._r.get(key("token", token_hash))

@@ -23,6 +23,34 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _LeagueState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LeagueStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LeagueState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LEAGUE_STATE_UNSPECIFIED: _LeagueState.ValueType  # 0
+    """Not set (never sent by the server)."""
+    LEAGUE_STATE_RUNNING: _LeagueState.ValueType  # 1
+    """Matches are queued or being played."""
+    LEAGUE_STATE_FINISHED: _LeagueState.ValueType  # 2
+    """Every scheduled match has its result."""
+    LEAGUE_STATE_CANCELLED: _LeagueState.ValueType  # 3
+    """Cancelled: the matches not played by then never will be (progress.cancelled counts them)."""
+
+class LeagueState(_LeagueState, metaclass=_LeagueStateEnumTypeWrapper):
+    """Where a league is in its life."""
+
+LEAGUE_STATE_UNSPECIFIED: LeagueState.ValueType  # 0
+"""Not set (never sent by the server)."""
+LEAGUE_STATE_RUNNING: LeagueState.ValueType  # 1
+"""Matches are queued or being played."""
+LEAGUE_STATE_FINISHED: LeagueState.ValueType  # 2
+"""Every scheduled match has its result."""
+LEAGUE_STATE_CANCELLED: LeagueState.ValueType  # 3
+"""Cancelled: the matches not played by then never will be (progress.cancelled counts them)."""
+Global___LeagueState: _TypeAlias = LeagueState  # noqa: Y015
+
 class _LeagueFormat:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -89,9 +117,11 @@ class LeagueSpec(_message.Message):
     game: _builtins.str
     """The game, by registry name (e.g. "5211")."""
     players_per_match: _builtins.int
-    """Players at each match (2 to 5 for 5211)."""
+    """Players at each match (2 to 5 for 5211); 0 (unset) means 2."""
     games_per_pairing: _builtins.int
-    """Matches per pairing (or per table of the design)."""
+    """Matches per pairing (or per table of the design), at most 10000; 0 (unset: proto3 cannot tell
+    the two apart) means 1. A league of more than 100000 matches is refused.
+    """
     seed: _builtins.int
     """The schedule seed: it fixes who meets whom in which seat; unset = the server picks one. It predicts
     no card: deals come from a secret that never leaves the server. Returned only to the admin.
@@ -104,7 +134,9 @@ class LeagueSpec(_message.Message):
     """Duplicate deals: each deal is played once per seat rotation, so every bot plays every hand."""
     @_builtins.property
     def bot_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The registered bots taking part."""
+        """The bots taking part (at most 256), each registered (for this game); an unknown one is refused
+        with INVALID_ARGUMENT naming it.
+        """
 
     @_builtins.property
     def time_control(self) -> _common_pb2.TimeControl:
@@ -149,6 +181,7 @@ class LeagueProgress(_message.Message):
     DONE_FIELD_NUMBER: _builtins.int
     RUNNING_FIELD_NUMBER: _builtins.int
     QUEUED_FIELD_NUMBER: _builtins.int
+    CANCELLED_FIELD_NUMBER: _builtins.int
     total: _builtins.int
     """Scheduled matches."""
     done: _builtins.int
@@ -156,7 +189,9 @@ class LeagueProgress(_message.Message):
     running: _builtins.int
     """Matches being played now."""
     queued: _builtins.int
-    """Matches waiting in the queue."""
+    """Matches waiting in the queue (0 once the league is cancelled)."""
+    cancelled: _builtins.int
+    """Matches that will never be played because the league was cancelled."""
     def __init__(
         self,
         *,
@@ -164,10 +199,11 @@ class LeagueProgress(_message.Message):
         done: _builtins.int = ...,
         running: _builtins.int = ...,
         queued: _builtins.int = ...,
+        cancelled: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["done", b"done", "queued", b"queued", "running", b"running", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "done", b"done", "queued", b"queued", "running", b"running", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -183,8 +219,11 @@ class League(_message.Message):
     SPEC_FIELD_NUMBER: _builtins.int
     PROGRESS_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
     league_id: _builtins.str
     """The league's id."""
+    state: Global___LeagueState.ValueType
+    """Running, finished or cancelled."""
     @_builtins.property
     def spec(self) -> Global___LeagueSpec:
         """What it plays."""
@@ -204,10 +243,11 @@ class League(_message.Message):
         spec: Global___LeagueSpec | None = ...,
         progress: Global___LeagueProgress | None = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
+        state: Global___LeagueState.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "progress", b"progress", "spec", b"spec"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "league_id", b"league_id", "progress", b"progress", "spec", b"spec"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "league_id", b"league_id", "progress", b"progress", "spec", b"spec", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -478,3 +518,49 @@ class GetLeaderboardResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetLeaderboardResponse: _TypeAlias = GetLeaderboardResponse  # noqa: Y015
+
+@_typing.final
+class CancelLeagueRequest(_message.Message):
+    """Request of CancelLeague."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEAGUE_ID_FIELD_NUMBER: _builtins.int
+    league_id: _builtins.str
+    """The league."""
+    def __init__(
+        self,
+        *,
+        league_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["league_id", b"league_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelLeagueRequest: _TypeAlias = CancelLeagueRequest  # noqa: Y015
+
+@_typing.final
+class CancelLeagueResponse(_message.Message):
+    """Response of CancelLeague."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEAGUE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def league(self) -> Global___League:
+        """The league, cancelled (unless it had finished), with progress.cancelled its dropped matches."""
+
+    def __init__(
+        self,
+        *,
+        league: Global___League | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["league", b"league"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelLeagueResponse: _TypeAlias = CancelLeagueResponse  # noqa: Y015

@@ -55,6 +55,11 @@ class LeagueServiceStub:
                 request_serializer=arena_dot_v1_dot_league__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_league__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.CancelLeague = channel.unary_unary(
+                '/arena.v1.LeagueService/CancelLeague',
+                request_serializer=arena_dot_v1_dot_league__pb2.CancelLeagueRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_league__pb2.CancelLeagueResponse.FromString,
+                _registered_method=True)
 
 
 class LeagueServiceServicer:
@@ -91,6 +96,15 @@ class LeagueServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelLeague(self, request, context):
+        """Cancel a league: its queued matches are dropped without being played (matches already being
+        played finish and count). Needs the admin token unless registration is open. Cancelling a
+        cancelled or finished league changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LeagueServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -113,6 +127,11 @@ def add_LeagueServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=arena_dot_v1_dot_league__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=arena_dot_v1_dot_league__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'CancelLeague': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelLeague,
+                    request_deserializer=arena_dot_v1_dot_league__pb2.CancelLeagueRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_league__pb2.CancelLeagueResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -224,6 +243,33 @@ class LeagueService:
             '/arena.v1.LeagueService/GetLeaderboard',
             arena_dot_v1_dot_league__pb2.GetLeaderboardRequest.SerializeToString,
             arena_dot_v1_dot_league__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelLeague(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.LeagueService/CancelLeague',
+            arena_dot_v1_dot_league__pb2.CancelLeagueRequest.SerializeToString,
+            arena_dot_v1_dot_league__pb2.CancelLeagueResponse.FromString,
             options,
             channel_credentials,
             insecure,

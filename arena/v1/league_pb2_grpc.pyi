@@ -47,6 +47,11 @@ class LeagueServiceStub:
     """The league table: maximum-likelihood ratings with 95% intervals, live Elo, and per-bot figures.
     Rebuilt from the stored results at every call.
     """
+    CancelLeague: _grpc.UnaryUnaryMultiCallable[_league_pb2.CancelLeagueRequest, _league_pb2.CancelLeagueResponse]
+    """Cancel a league: its queued matches are dropped without being played (matches already being
+    played finish and count). Needs the admin token unless registration is open. Cancelling a
+    cancelled or finished league changes nothing.
+    """
 
 @_typing.type_check_only
 class LeagueServiceAsyncStub(LeagueServiceStub):
@@ -64,6 +69,11 @@ class LeagueServiceAsyncStub(LeagueServiceStub):
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_league_pb2.GetLeaderboardRequest, _league_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
     """The league table: maximum-likelihood ratings with 95% intervals, live Elo, and per-bot figures.
     Rebuilt from the stored results at every call.
+    """
+    CancelLeague: _aio.UnaryUnaryMultiCallable[_league_pb2.CancelLeagueRequest, _league_pb2.CancelLeagueResponse]  # type: ignore[assignment]
+    """Cancel a league: its queued matches are dropped without being played (matches already being
+    played finish and count). Needs the admin token unless registration is open. Cancelling a
+    cancelled or finished league changes nothing.
     """
 
 class LeagueServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -103,6 +113,17 @@ class LeagueServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_league_pb2.GetLeaderboardResponse, _abc.Awaitable[_league_pb2.GetLeaderboardResponse]]:
         """The league table: maximum-likelihood ratings with 95% intervals, live Elo, and per-bot figures.
         Rebuilt from the stored results at every call.
+        """
+
+    @_abc_1.abstractmethod
+    def CancelLeague(
+        self,
+        request: _league_pb2.CancelLeagueRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_league_pb2.CancelLeagueResponse, _abc.Awaitable[_league_pb2.CancelLeagueResponse]]:
+        """Cancel a league: its queued matches are dropped without being played (matches already being
+        played finish and count). Needs the admin token unless registration is open. Cancelling a
+        cancelled or finished league changes nothing.
         """
 
 def add_LeagueServiceServicer_to_server(servicer: LeagueServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

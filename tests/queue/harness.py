@@ -20,7 +20,7 @@ from tests.grpc.harness import Arena
 async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[LeagueService]:
     """The arena fixture's node, given leagues on the test's redis-server and a referee worker."""
     client = connect(redis_server.url)
-    service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock)
+    service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock, arena.node.registry.check_plays)
     arena.node.leagues = service
     worker = RefereeWorker(service.queue, service.store, arena.node.matches, "node-test", lease_seconds=2)
     stop = asyncio.Event()

@@ -9,15 +9,20 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import grpc
+import pytest
 import redis.asyncio as aioredis
+from rich.console import Console
 
+from arena.cli import main as cli_main
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
-from tests.grpc.harness import Arena, start_node
+from arena.v1 import league_pb2, league_pb2_grpc
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, Arena, start_node
 from tests.queue.harness import wait_done
 
 TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
@@ -137,3 +142,89 @@ async def test_a_node_killed_mid_league_loses_nothing(redis7: EmbeddedRedis, tmp
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+def league_request(bots: list[str], games: int = 3, players: int = 2) -> league_pb2.CreateLeagueRequest:
+    spec = league_pb2.LeagueSpec(game="5211", players_per_match=players, bot_names=bots, games_per_pairing=games)
+    return league_pb2.CreateLeagueRequest(spec=spec)
+
+
+async def create_refused(arena: Arena, request: league_pb2.CreateLeagueRequest) -> str:
+    """CreateLeague fails with INVALID_ARGUMENT; returns the details."""
+    stub = league_pb2_grpc.LeagueServiceStub(arena.channel)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stub.CreateLeague(request, metadata=ADMIN_METADATA)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, refused.value.details()
+    return str(refused.value.details())
+
+
+async def test_a_league_naming_an_unregistered_bot_is_refused(arena: Arena, leagues: LeagueService) -> None:
+    await arena.register("known")
+    details = await create_refused(arena, league_request(["known", "ghost"]))
+    assert "'ghost'" in details
+    assert "'known'" not in details
+    assert await leagues.recent() == []
+    assert (await leagues.queue.depth())[0] == 0
+
+
+async def test_out_of_range_league_numbers_are_refused_naming_them(arena: Arena, leagues: LeagueService) -> None:
+    for name in ("r1", "r2", "r3"):
+        await arena.register(name)
+    assert "9" in await create_refused(arena, league_request(["r1", "r2", "r3"], players=9))
+    assert "4000000000" in await create_refused(arena, league_request(["r1", "r2"], games=4_000_000_000))
+    too_many = [f"r{i}" for i in range(300)]
+    assert "300 bots" in await create_refused(arena, league_request(too_many))
+    assert await leagues.recent() == []
+    assert (await leagues.queue.depth())[0] == 0
+
+
+async def test_a_cancelled_league_drops_its_queued_matches_and_says_so(
+    arena: Arena, leagues: LeagueService, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.admin import leaderboard_table, watch_league
+
+    for name in ("idle1", "idle2"):
+        await arena.register(name)  # registered, never connected: the matches wait for them
+    stub = league_pb2_grpc.LeagueServiceStub(arena.channel)
+    created = (await stub.CreateLeague(league_request(["idle1", "idle2"], games=5), metadata=ADMIN_METADATA)).league
+    assert created.state == league_pb2.LEAGUE_STATE_RUNNING
+    league_id = created.league_id
+    with pytest.raises(grpc.aio.AioRpcError) as denied:
+        await stub.CancelLeague(league_pb2.CancelLeagueRequest(league_id=league_id))
+    assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(grpc.aio.AioRpcError) as missing:
+        await stub.CancelLeague(league_pb2.CancelLeagueRequest(league_id="Lnone"), metadata=ADMIN_METADATA)
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    assert (await stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id))).league.progress.queued == 5
+
+    # The command line cancels it, and says what it stopped.
+    code = await asyncio.to_thread(
+        cli_main, ["league", "cancel", league_id, "--server", arena.address, "--admin-token", ADMIN]
+    )
+    assert code == 0
+    said = capsys.readouterr().out
+    assert f"league {league_id} cancelled" in said and "5 queued matches dropped" in said
+
+    league = (await stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id))).league
+    assert league.state == league_pb2.LEAGUE_STATE_CANCELLED
+    assert (league.progress.done, league.progress.queued, league.progress.cancelled) == (0, 0, 5)
+    # The worker acknowledges and drops the league's entries without running any of them.
+    for _ in range(200):
+        if (await leagues.queue.depth())[0] == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert (await leagues.queue.depth())[0] == 0
+    assert await leagues.results(league_id) == []
+    # Cancelling again changes nothing.
+    again = await stub.CancelLeague(league_pb2.CancelLeagueRequest(league_id=league_id), metadata=ADMIN_METADATA)
+    assert again.league.progress.cancelled == 5
+    # Watching a cancelled league ends, and the table says it was cancelled.
+    console = Console(width=200, record=True)
+    watched = await asyncio.wait_for(asyncio.to_thread(watch_league, arena.address, league_id, console), 10)
+    assert watched.state == league_pb2.LEAGUE_STATE_CANCELLED
+    assert "cancelled" in console.export_text()
+    board = await stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id=league_id))
+    assert board.league.state == league_pb2.LEAGUE_STATE_CANCELLED
+    table = Console(width=200, record=True)
+    table.print(leaderboard_table(board))
+    assert "cancelled (5 matches not played)" in table.export_text()

@@ -1,0 +1,187 @@
+"""``arena serve`` as a real process that cannot start: each operator mistake ends it within seconds
+with exit code 1 and one clear line on standard error (what failed, what to check), no traceback."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from arena.store.embedded import free_port
+
+START_SECONDS = 20.0
+"""A node that cannot start says so well within this."""
+
+
+def serve_fails(args: Sequence[str], cwd: Path) -> str:
+    """Run ``arena serve ARGS``; assert it exits 1 quickly with one line and no traceback; return it."""
+    command = [sys.executable, "-m", "arena.cli", "serve", "--log-format", "text", *args]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=START_SECONDS, cwd=cwd)
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError(f"arena serve hung; it said: {error.stderr!r}") from None
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 1, (done.returncode, done.stderr[-3000:])
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith("arena serve: "), lines
+    assert "arena serving on" not in done.stdout
+    assert time.monotonic() - started < START_SECONDS
+    return lines[0]
+
+
+def redis_binary() -> str:
+    return shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+@pytest.fixture
+def mount(tmp_path: Path) -> Iterator[Path]:
+    """A mount point for a small tmpfs (the tests run as root), unmounted at the end."""
+    point = tmp_path / "mnt"
+    point.mkdir()
+    try:
+        yield point
+    finally:
+        subprocess.run(["umount", "-l", str(point)], capture_output=True, check=False)
+
+
+def start_redis(port: int, *args: str, directory: Path) -> subprocess.Popen[bytes]:
+    """A Redis 7 server on 127.0.0.1:port with extra ``args``; waits until it answers (any reply)."""
+    command = [redis_binary(), "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--dir", str(directory)]
+    process = subprocess.Popen([*command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
+                sock.sendall(b"PING\r\n")
+                if sock.recv(64):
+                    return process
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise AssertionError("redis-server did not start")
+
+
+@pytest.fixture
+def protected_redis(tmp_path: Path) -> Iterator[int]:
+    """A Redis 7 with a password (``right-password``); yields its port."""
+    port = free_port()
+    process = start_redis(port, "--requirepass", "right-password", directory=tmp_path)
+    try:
+        yield port
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def common(tmp_path: Path) -> list[str]:
+    return ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", "", "--data-dir", str(tmp_path / "data")]
+
+
+def test_an_unreachable_redis_is_one_line(tmp_path: Path) -> None:
+    port = free_port()
+    line = serve_fails([*common(tmp_path), "--redis", f"redis://127.0.0.1:{port}/0"], tmp_path)
+    assert f"cannot reach Redis at redis://127.0.0.1:{port}/0" in line
+    assert "--redis" in line
+
+
+def test_a_redis_that_wants_a_password_says_so(tmp_path: Path, protected_redis: int) -> None:
+    line = serve_fails([*common(tmp_path), "--redis", f"redis://127.0.0.1:{protected_redis}/0"], tmp_path)
+    assert "needs a password" in line
+    assert "redis://:PASSWORD@" in line
+
+
+def test_a_wrong_redis_password_says_so_and_does_not_print_it(tmp_path: Path, protected_redis: int) -> None:
+    url = f"redis://:wrong-password@127.0.0.1:{protected_redis}/0"
+    line = serve_fails([*common(tmp_path), "--redis", url], tmp_path)
+    assert "refused the password" in line
+    assert "wrong-password" not in line
+
+
+def test_a_data_folder_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder\n")
+    data = tmp_path / "a-file" / "data"
+    args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", "", "--data-dir", str(data)]
+    line = serve_fails(args, tmp_path)
+    assert f"data folder {data}" in line
+    assert "--data-dir" in line
+
+
+def test_a_read_only_data_folder_is_one_line(tmp_path: Path, mount: Path) -> None:
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(mount)], check=True)
+    args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", "", "--data-dir", str(mount / "data")]
+    line = serve_fails(args, tmp_path)
+    assert f"data folder {mount / 'data'}" in line
+    assert "read-only" in line.lower()
+
+
+def fill(folder: Path) -> None:
+    """Write until the file system is full."""
+    with (folder / "filler").open("wb", buffering=0) as filler:
+        try:
+            while True:
+                filler.write(b"\0" * 4096)
+        except OSError:
+            pass
+
+
+def test_a_full_data_folder_is_one_line(tmp_path: Path, mount: Path) -> None:
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], check=True)
+    (mount / "data").mkdir()
+    fill(mount)
+    args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", "", "--data-dir", str(mount / "data")]
+    line = serve_fails([*args, "--open-registration"], tmp_path)
+    assert f"data folder {mount / 'data'}" in line
+    assert "no space left" in line.lower()
+
+
+def test_a_redis_that_cannot_persist_is_refused(tmp_path: Path, mount: Path) -> None:
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], check=True)
+    port = free_port()
+    redis = start_redis(port, "--appendonly", "yes", "--appendfsync", "everysec", directory=mount)
+    try:
+        fill(mount)
+        line = serve_fails([*common(tmp_path), "--redis", f"redis://127.0.0.1:{port}/0"], tmp_path)
+        assert f"Redis at redis://127.0.0.1:{port}/0 cannot save its data" in line
+        assert "disk" in line
+    finally:
+        redis.terminate()
+        redis.wait(10)
+
+
+def test_a_taken_grpc_port_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        args = ["--address", f"127.0.0.1:{port}", "--metrics-address", "", "--data-dir", str(tmp_path / "data")]
+        line = serve_fails(args, tmp_path)
+    assert f"cannot listen on 127.0.0.1:{port}" in line
+    assert "--address" in line
+
+
+def test_a_taken_metrics_port_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", f"127.0.0.1:{port}"]
+        line = serve_fails([*args, "--data-dir", str(tmp_path / "data")], tmp_path)
+    assert f"cannot serve metrics on 127.0.0.1:{port}" in line
+    assert "--metrics-address" in line
+
+
+def test_a_start_up_error_at_debug_level_shows_the_traceback(tmp_path: Path) -> None:
+    port = free_port()
+    command = [sys.executable, "-m", "arena.cli", "serve", *common(tmp_path), "--log-level", "debug"]
+    command += ["--redis", f"redis://127.0.0.1:{port}/0"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=START_SECONDS)
+    assert done.returncode == 1
+    assert "Traceback" in done.stderr
+    assert done.stderr.rstrip().splitlines()[-1].startswith("arena serve: cannot reach Redis")
