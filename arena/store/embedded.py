@@ -20,6 +20,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -48,13 +49,11 @@ def free_port() -> int:
 
 
 def _in_child() -> None:
-    """In the child: files it creates are the user's alone (umask 077), and Linux SIGTERMs it when
-    the thread that started it ends (the node dies), so a node killed with SIGKILL leaves no orphan
-    Redis behind (elsewhere the latter does nothing)."""
-    os.umask(0o077)
-    prctl = getattr(_LIBC, "prctl", None)
-    if prctl is not None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    """In the child (forked from a process with threads, so it may do next to nothing): ask Linux to
+    SIGTERM it when the thread that started it ends (the node dies), so a node killed with SIGKILL
+    leaves no orphan Redis behind. Elsewhere this does nothing."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, _SIGTERM)
 
 
 def redacted(url: str) -> str:
@@ -75,10 +74,11 @@ def private_file(path: Path, content: str) -> None:
 
 
 _PR_SET_PDEATHSIG = 1
-try:  # resolved once here: the child may only make the one call above
-    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None)
+_SIGTERM = int(signal.SIGTERM)
+try:  # resolved once here (looking a symbol up in the child can crash it): it only makes the call
+    _PRCTL: Any = getattr(ctypes.CDLL(None), "prctl", None)
 except OSError:
-    _LIBC = None
+    _PRCTL = None
 
 
 class EmbeddedRedis:
@@ -138,7 +138,8 @@ class EmbeddedRedis:
                 stdin=subprocess.PIPE,
                 stdout=output,
                 stderr=subprocess.STDOUT,
-                preexec_fn=_in_child,  # noqa: PLW1509 - two async-signal-safe calls
+                umask=0o077,  # its files are the user's alone
+                preexec_fn=_in_child,  # noqa: PLW1509 - one prctl call, resolved beforehand
             )
         assert self.process.stdin is not None
         with contextlib.suppress(BrokenPipeError):  # it exited at once (a port taken meanwhile): see below

@@ -113,10 +113,13 @@ async def test_a_store_host_crash_loses_no_result(arena: Arena, leagues7: League
 
     try:
         for done in (25, 60):
+            since = time.monotonic()
             for _ in range(600):
                 if (await progress_now()).done >= done:
                     break
                 await asyncio.sleep(0.05)
+            # Mid-league: the last second cut holds results, not the league's creation or the last crash.
+            await asyncio.sleep(max(0.0, since + 1.5 - time.monotonic()))
             servers.append(crash_host(servers[-1], history))
             history.clear()
         for _ in range(1200):
@@ -138,6 +141,36 @@ async def test_a_store_host_crash_loses_no_result(arena: Arena, leagues7: League
         await sampler
         for server in servers[1:]:
             server.stop()
+
+
+async def test_matches_lost_from_the_queue_are_found_and_played(arena: Arena, leagues7: LeagueService) -> None:
+    """The state the trials left: five results gone, their matches marked running, the queue empty."""
+    for name in ("r1", "r2"):
+        await arena.connect(name, capacity=4)
+    spec = LeagueSpec("LQ", "5211", 2, ("r1", "r2"), games_per_pairing=20, seed=2)
+    await leagues7.create(spec, TC)
+    for _ in range(600):
+        if (await leagues7.get("LQ")).progress.finished:
+            break
+        await asyncio.sleep(0.05)
+    r = leagues7.store.r
+    lost = [m.match_id for m in schedule_league(spec)][-5:]
+    for match_id in lost:
+        await r.delete(key("result", f"LQ:{match_id}"))
+        await r.lrem(key("league", "LQ:results"), 0, match_id)
+        await r.sadd(key("league", "LQ:running"), match_id)
+        await r.sadd(key("league", "LQ:open"), match_id)
+    await r.sadd(key("leagues", "active"), "LQ")
+    assert await r.xlen(QUEUE_STREAM) == 0
+    assert (await leagues7.get("LQ")).progress.done == 15
+    for _ in range(600):
+        progress = (await leagues7.get("LQ")).progress
+        if progress.finished and progress.running == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert progress.finished and progress.running == 0, progress
+    results = await leagues7.results("LQ")
+    assert sorted(r["match_id"] for r in results) == sorted(m.match_id for m in schedule_league(spec))
 
 
 def league_request(names: list[str], games: int, request_id: str) -> league_pb2.CreateLeagueRequest:
@@ -215,15 +248,30 @@ async def test_a_node_killed_while_creating_a_league_leaves_it_whole_or_not_at_a
 
 
 class CountingBot(RawBot):
-    """A raw bot that keeps the most matches it was ever in at once."""
+    """A raw bot that keeps the most matches it was ever in at once, and when each began and ended."""
 
     def __init__(self, address: str, token: str) -> None:
         super().__init__(address, token, capacity=1)
         self.most_at_once = 0
+        self.spans: dict[str, list[float]] = {}
 
     async def handle(self, response: bot_pb2.ConnectResponse) -> None:
         await super().handle(response)
+        kind = response.WhichOneof("kind")
+        if kind in ("match_started", "match_ended"):
+            match_id = getattr(response, kind).match_id
+            self.spans.setdefault(match_id, []).append(time.monotonic())
         self.most_at_once = max(self.most_at_once, len(self.started.keys() - self.ended.keys()))
+
+
+def longest_idle_stretch(bots: list[CountingBot]) -> float:
+    """The longest time between a league's first start and last end in which no match was running."""
+    spans = sorted((times[0], times[-1]) for bot in bots for times in bot.spans.values())
+    longest, reach = 0.0, spans[0][1]
+    for start, end in spans[1:]:
+        longest = max(longest, start - reach)
+        reach = max(reach, end)
+    return longest
 
 
 async def test_a_bots_matches_at_once_hold_across_nodes(redis7: EmbeddedRedis, tmp_path: Path) -> None:
@@ -248,6 +296,8 @@ async def test_a_bots_matches_at_once_hold_across_nodes(redis7: EmbeddedRedis, t
             await asyncio.sleep(0.05)
         assert (await store.progress(league.league_id))[1] == 36
         assert [bot.most_at_once for bot in bots] == [1, 1, 1, 1]
+        # Queued matches whose bots are free start at once: in trials, stretches of 12-17 s with none running.
+        assert longest_idle_stretch(bots) < 3.0
     finally:
         for bot in bots:
             await bot.stop()
