@@ -34,7 +34,7 @@ def check_data_folder(folder: Path) -> None:
     """The data folder exists (or can be made) and a file can be written to it."""
     where = f"the data folder {folder}"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # the node's alone (tokens, the store)
         probe = folder / f".write-probe-{uuid.uuid4().hex[:8]}"
         try:
             with probe.open("wb", buffering=0) as file:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 
 import redis.asyncio as aioredis
+from redis import exceptions as redis_errors
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
 
 from arena.referee.record import MatchRecord
 
@@ -12,9 +15,13 @@ PREFIX = "arena"
 
 
 def connect(url: str, max_connections: int = 64) -> aioredis.Redis:
-    """A client whose pool waits for a free connection under load instead of failing at once."""
+    """A client whose pool waits for a free connection under load instead of failing at once, and
+    that retries a command (three times, backing off) whose connection broke: Redis restarted."""
     pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=30)
-    return aioredis.Redis(connection_pool=pool)
+    retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), 3)
+    return aioredis.Redis(
+        connection_pool=pool, retry=retry, retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError]
+    )
 
 
 def key(kind: str, ident: str = "") -> str:
