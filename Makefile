@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed-stamp
 PY := $(BIN)/python
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps run demo test check fmt lint typecheck proto proto-check buf-lint pytest bench golden conformance clean
+
+.PHONY: help setup system-deps run demo test test-fast chaos check fmt lint typecheck proto proto-check buf-lint pytest bench golden conformance clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -51,6 +52,12 @@ proto-check: $(STAMP) ## Fail if arena/v1/ is stale (run make proto)
 
 buf-lint: $(STAMP) ## Lint the wire contract with Buf (STANDARD + COMMENTS)
 	$(BIN)/buf lint
+
+test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute)
+	$(BIN)/pytest -q tests/games tests/league tests/wire tests/referee
+
+chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the store's host crashing mid-league
+	$(PY) benchmarks/chaos.py
 
 pytest: $(STAMP) ## The tests alone
 	$(BIN)/pytest -q
