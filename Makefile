@@ -68,6 +68,7 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_duplicate.py
 	$(PY) benchmarks/bench_heuristic.py
 	$(PY) benchmarks/bench_memory.py
+	$(PY) benchmarks/bench_store.py
 
 golden: $(STAMP) ## Regenerate the golden playthrough files in tests/games/golden/
 	$(PY) -m tests.games.golden --write

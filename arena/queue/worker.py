@@ -40,6 +40,9 @@ from arena.store.redis_stores import key
 
 log = logging.getLogger(__name__)
 
+IDLE_SECONDS = 1.0
+"""How long an idle worker waits for new work in one read."""
+
 
 @dataclasses.dataclass
 class _Held:
@@ -141,9 +144,10 @@ class RefereeWorker:
         room = self.max_held - len(self.held)
         fresh: list[Entry] = []
         if room > 0:
-            # Block for new work only when nothing waits here; else just look.
-            block = 1 if self._waiting() else int(self.poll_seconds * 1000)
-            fresh = await self.queue.read_new(self.consumer, min(room, 64), block)
+            # Block for new work only when nothing waits here (a second when nothing is held at all: a new
+            # entry ends the wait at once, so an idle node costs nothing); else just look.
+            block = 1 if self._waiting() else int((self.poll_seconds if self.held else IDLE_SECONDS) * 1000)
+            fresh = await self.queue.read_new(self.consumer, min(room, 256), block)
             self._take(fresh)
         generation = await self.queue.generation()
         if (
@@ -188,18 +192,16 @@ class RefereeWorker:
         """Bots found busy in this pass: their other matches are not tried again until the next."""
         absent: set[str] = set()
         """Bots found connected nowhere in this pass: their other matches are parked straight away."""
-        leagues: dict[str, tuple[dict[str, Any], bytes, bool]] = {}
-        """Each league's spec, secret and whether it is cancelled, read once a pass."""
+        to_park: list[tuple[_Held, str]] = []
+        await self._look_up([held for held in self._waiting() if held.spec is None])
         for held in self._waiting():
-            if held.spec is None and not await self._look_up(held, leagues):
-                continue
             spec, league = held.spec, held.league or {}
             assert spec is not None
             if busy.intersection(spec.bots):
                 continue
             gone = next((bot for bot in spec.bots if bot in absent), None)
             if gone is not None:
-                await self._park(held, gone)
+                to_park.append((held, gone))
                 continue
             try:
                 run_id = await self.matches.start(
@@ -215,43 +217,52 @@ class RefereeWorker:
                 )
             except BotAbsentError as away:
                 absent.add(away.bot)
-                await self._park(held, away.bot)
+                to_park.append((held, away.bot))
                 continue
             except BotUnavailableError:
                 busy.update(spec.bots)
                 continue  # its bots are busy; tried again when a slot frees
             await self.leagues.mark_running(held.league_id, held.match_id)
             held.task = asyncio.ensure_future(self._play(held, run_id))
+        if to_park:
+            await self._park(to_park)
 
-    async def _park(self, held: _Held, bot: str) -> None:
-        """Take the match off the queue until ``bot`` connects (unless it just did: then it waits)."""
-        if await self.leagues.park(held.league_id, held.match_id, held.entry_id, bot):
-            self.parked += 1
-            del self.held[held.entry_id]
+    async def _park(self, matches: list[tuple[_Held, str]]) -> None:
+        """Take these matches off the queue until their absent bot connects (one that just did stays)."""
+        parked = await self.leagues.park_many([(h.league_id, h.match_id, h.entry_id, bot) for h, bot in matches])
+        for (held, _), done in zip(matches, parked, strict=True):
+            if done:
+                self.parked += 1
+                del self.held[held.entry_id]
 
-    async def _look_up(self, held: _Held, leagues: dict[str, tuple[dict[str, Any], bytes, bool]]) -> bool:
-        """Read the entry's match and league once; False if there is nothing to play."""
-        scheduled, has_result = await self.leagues.match_and_result(held.league_id, held.match_id)
-        if scheduled is None:  # unknown: nothing to do
-            await self.queue.ack([held.entry_id])
-            del self.held[held.entry_id]
-            return False
-        if held.league_id not in leagues:
-            league = await self.leagues.spec(held.league_id) or {}
-            secret = await self.leagues.secret(held.league_id) or b""
-            leagues[held.league_id] = league, secret, await self.leagues.is_cancelled(held.league_id)
-        held.spec = MatchSpec.from_dict(scheduled)
-        held.league, held.secret, cancelled = leagues[held.league_id]
-        if cancelled and not has_result:  # dropped unplayed
-            await self.queue.ack([held.entry_id])
-            del self.held[held.entry_id]
-            return False
-        if has_result:
-            # It ran before and its result is stored: finish what its worker may not have.
-            await self._store(held, {})
-            del self.held[held.entry_id]
-            return False
-        return True
+    async def _look_up(self, fresh: list[_Held]) -> None:
+        """Read newly held entries' matches and leagues (in one round trip, and once a league); drop
+        those with nothing to play."""
+        if not fresh:
+            return
+        found = await self.leagues.matches_and_results([(h.league_id, h.match_id) for h in fresh])
+        leagues: dict[str, tuple[dict[str, Any], bytes, bool]] = {}
+        drop: list[str] = []
+        for held, (scheduled, has_result) in zip(fresh, found, strict=True):
+            if scheduled is None:  # unknown: nothing to do
+                drop.append(held.entry_id)
+                continue
+            if held.league_id not in leagues:
+                league = await self.leagues.spec(held.league_id) or {}
+                secret = await self.leagues.secret(held.league_id) or b""
+                leagues[held.league_id] = league, secret, await self.leagues.is_cancelled(held.league_id)
+            held.spec = MatchSpec.from_dict(scheduled)
+            held.league, held.secret, cancelled = leagues[held.league_id]
+            if has_result:
+                # It ran before and its result is stored: finish what its worker may not have.
+                await self._store(held, {})
+                del self.held[held.entry_id]
+            elif cancelled:  # dropped unplayed
+                drop.append(held.entry_id)
+        if drop:
+            await self.queue.ack(drop)
+            for entry_id in drop:
+                del self.held[entry_id]
 
     async def _play(self, held: _Held, run_id: str) -> None:
         try:

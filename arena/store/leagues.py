@@ -182,13 +182,17 @@ class LeagueStore:
         raw = await self.r.hget(self._key(league_id, "matches"), match_id)
         return json.loads(raw) if raw else None
 
-    async def match_and_result(self, league_id: str, match_id: str) -> tuple[dict[str, Any] | None, bool]:
-        """One scheduled match, and whether its result is stored (one round trip)."""
+    async def matches_and_results(self, which: Sequence[tuple[str, str]]) -> list[tuple[dict[str, Any] | None, bool]]:
+        """For each (league, match): the scheduled match, and whether its result is stored (one round trip)."""
         async with self.r.pipeline(transaction=False) as pipe:
-            pipe.hget(self._key(league_id, "matches"), match_id)
-            pipe.exists(key("result", f"{league_id}:{match_id}"))
-            raw, stored = await pipe.execute()
-        return (json.loads(raw) if raw else None), bool(stored)
+            for league_id, match_id in which:
+                pipe.hget(self._key(league_id, "matches"), match_id)
+                pipe.exists(key("result", f"{league_id}:{match_id}"))
+            replies = await pipe.execute()
+        return [
+            (json.loads(raw) if raw else None, bool(stored))
+            for raw, stored in zip(replies[::2], replies[1::2], strict=True)
+        ]
 
     async def mark_running(self, league_id: str, match_id: str) -> None:
         """The match is being played."""
@@ -218,14 +222,18 @@ class LeagueStore:
         )
         return bool(stored), int(deal_results)
 
-    async def park(self, league_id: str, match_id: str, entry_id: str, bot: str) -> bool:
-        """Take the match off the queue until ``bot`` connects (``unpark``); False, and nothing changes,
-        if the bot is connected to a node by now."""
-        parked = await self._park(
-            keys=[key("botat", bot), key("parked", bot), self._key(league_id, "where"), self.stream],
-            args=[self.group, entry_id, f"{league_id} {match_id}", match_id, f"p:{bot}"],
-        )
-        return bool(parked)
+    async def park_many(self, matches: Sequence[tuple[str, str, str, str]]) -> list[bool]:
+        """Take each (league, match, queue entry, bot) off the queue until that bot connects
+        (``unpark``), in one round trip; False, and nothing changes, where the bot is connected to a
+        node by now."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            for league_id, match_id, entry_id, bot in matches:
+                await self._park(
+                    keys=[key("botat", bot), key("parked", bot), self._key(league_id, "where"), self.stream],
+                    args=[self.group, entry_id, f"{league_id} {match_id}", match_id, f"p:{bot}"],
+                    client=pipe,
+                )
+            return [bool(parked) for parked in await pipe.execute()]
 
     async def unpark(self, bot: str) -> int:
         """The bot connected: queue every match parked for it again; returns how many."""
