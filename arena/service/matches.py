@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import Any, Protocol
 
-from arena.errors import ArenaError, GameSetupError
+from arena.errors import ArenaError, GameSetupError, echo
 from arena.games.base import Outcome
 from arena.games.registry import get_game
 from arena.referee.clock import Clock
@@ -320,7 +320,7 @@ class MatchManager:
         if record is None:
             if await self.store.is_sealed(match_id):
                 raise _sealed(match_id)
-            raise MatchNotFoundError(f"no match {match_id[:80]!r}")
+            raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 
     async def watch(self, match_id: str) -> AsyncIterator[MatchEvent]:

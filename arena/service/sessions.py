@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 
+from arena.errors import ECHO_LIMIT, echo
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
 
@@ -223,14 +224,14 @@ class BotSession:
         """Route an answer to its seat; tell the bot when it cannot be used."""
         seat = self.seats.get(match_id)
         error = (
-            f"unknown match {match_id[:80]!r}: this bot holds no seat in it"
+            f"unknown match {echo(match_id)}: this bot holds no seat in it"
             if seat is None
             else seat.answer(sequence, action)
         )
         if error is None:
             connection.errors_in_a_row = 0
             return
-        self._error(connection, ProtocolError(match_id[:80], sequence, error))
+        self._error(connection, ProtocolError(match_id[:ECHO_LIMIT], sequence, error))
 
     def on_protocol_error(self, connection: Connection, reason: str) -> None:
         """A message that is not an action where one was expected."""
