@@ -189,7 +189,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 kind = request.WhichOneof("kind")
                 if kind == "action":
                     action = request.action
-                    session.on_action(connection, action.match_id, action.sequence, action.text)
+                    seat = action.seat if action.HasField("seat") else None
+                    session.on_action(connection, action.match_id, seat, action.sequence, action.text)
                 elif kind == "ping":
                     continue
                 else:

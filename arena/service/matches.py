@@ -233,11 +233,11 @@ class MatchManager:
             if verdict is Slots.BUSY:
                 raise BotUnavailableError(f"bot {bot!r} has no free match slot: it plays as many as it asked for")
         seats: list[RemoteSeat | RelaySeat] = []
-        for name in bots:
+        for index, name in enumerate(bots):
             if name in elsewhere and self.relay is not None:
-                seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, game_name))
+                seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, index, game_name))
             else:
-                seats.append(self.hub.seat_for(name, match_id, tc.grace_seconds))
+                seats.append(self.hub.seat_for(name, match_id, index, tc.grace_seconds))
         setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
         match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
         task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")

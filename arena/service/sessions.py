@@ -96,9 +96,11 @@ class Connection:
 class RemoteSeat:
     """The ``SeatClient`` of one seat whose bot is connected to this node."""
 
-    def __init__(self, session: BotSession, match_id: str, clock: Clock, grace_seconds: float) -> None:
+    def __init__(self, session: BotSession, match_id: str, seat: int, clock: Clock, grace_seconds: float) -> None:
         self.session = session
         self.match_id = match_id
+        self.seat = seat
+        """The seat's index in the match (a bot may hold several seats of one match)."""
         self.clock = clock
         self.grace_seconds = grace_seconds
         self.start: MatchStart | None = None
@@ -150,7 +152,7 @@ class RemoteSeat:
         """Drop this seat from its session (the match is over or was never started)."""
         if self._grace_timer is not None:
             self._grace_timer.cancel()
-        self.session.seats.pop(self.match_id, None)
+        self.session.drop_seat(self)
 
     def answer(self, sequence: int, action: str) -> str | None:
         """Deliver the bot's answer; returns why it cannot be used, or None."""
@@ -202,7 +204,8 @@ class BotSession:
         self.connection: Connection | None = None
         self.games: frozenset[str] = frozenset()
         self.capacity = 1
-        self.seats: dict[str, RemoteSeat] = {}
+        self.seats: dict[str, dict[int, RemoteSeat]] = {}
+        """The seats the bot holds, by match id, then seat index."""
         self.last_close_reason = ""
         self.missed_ends: list[Outgoing] = []
         """Matches that ended while the bot was away, told at its next connection."""
@@ -212,26 +215,52 @@ class BotSession:
         if self.connection is not None:
             self.connection.send(message)
 
+    def add_seat(self, seat: RemoteSeat) -> None:
+        """The bot holds this seat (until it is released)."""
+        self.seats.setdefault(seat.match_id, {})[seat.seat] = seat
+
+    def drop_seat(self, seat: RemoteSeat) -> None:
+        """Forget a seat (its match is over, or ran elsewhere)."""
+        held = self.seats.get(seat.match_id)
+        if held is not None and held.get(seat.seat) is seat:
+            del held[seat.seat]
+            if not held:
+                del self.seats[seat.match_id]
+
+    def all_seats(self) -> list[RemoteSeat]:
+        """Every seat the bot holds, in every match."""
+        return [seat for held in self.seats.values() for seat in held.values()]
+
     @property
     def free_slots(self) -> int:
-        """How many more matches the bot said it will play at once (stale seats are dropped first)."""
-        for match_id, seat in list(self.seats.items()):
+        """How many more seats the bot said it will play at once (stale seats are dropped first)."""
+        seats = self.all_seats()
+        for seat in seats:
             if seat.is_stale():
-                del self.seats[match_id]
-        return self.capacity - len(self.seats) if self.connection is not None else 0
+                self.drop_seat(seat)
+        return self.capacity - sum(map(len, self.seats.values())) if self.connection is not None else 0
 
-    def on_action(self, connection: Connection, match_id: str, sequence: int, action: str) -> None:
-        """Route an answer to its seat; tell the bot when it cannot be used."""
-        seat = self.seats.get(match_id)
-        error = (
-            f"unknown match {echo(match_id)}: this bot holds no seat in it"
-            if seat is None
-            else seat.answer(sequence, action)
-        )
-        if error is None:
+    def on_action(self, connection: Connection, match_id: str, seat: int | None, sequence: int, action: str) -> None:
+        """Route an answer to its (match, seat); tell the bot when it cannot be used.
+
+        ``seat`` may be None (an older client) when the bot holds one seat of the match.
+        """
+        held = self.seats.get(match_id)
+        target: RemoteSeat | None = None
+        error = ""
+        if held is None:
+            error = f"unknown match {echo(match_id)}: this bot holds no seat in it"
+        elif seat is None and len(held) > 1:
+            error = f"this bot holds {len(held)} seats in match {echo(match_id)}: say which one in Action.seat"
+        elif seat is None:
+            [target] = held.values()
+        elif (target := held.get(seat)) is None:
+            error = f"this bot holds no seat {seat} in match {echo(match_id)} (it holds {sorted(held)})"
+        final = target.answer(sequence, action) if target is not None else error
+        if final is None:
             connection.errors_in_a_row = 0
             return
-        self._error(connection, ProtocolError(match_id[:ECHO_LIMIT], sequence, error))
+        self._error(connection, ProtocolError(match_id[:ECHO_LIMIT], sequence, final))
 
     def on_protocol_error(self, connection: Connection, reason: str) -> None:
         """A message that is not an action where one was expected."""
@@ -269,7 +298,7 @@ class SessionHub:
         for end in session.missed_ends:
             connection.send(end)
         session.missed_ends.clear()
-        for seat in list(session.seats.values()):
+        for seat in session.all_seats():
             seat.resync()
         if self.on_connect is not None:
             self.on_connect(name)
@@ -282,7 +311,7 @@ class SessionHub:
         session.last_close_reason = connection.close_reason
         if session.connection is connection:
             session.connection = None
-            for seat in list(session.seats.values()):
+            for seat in session.all_seats():
                 seat.connection_lost()
             if self.on_disconnect is not None:
                 self.on_disconnect(session.name)
@@ -297,9 +326,9 @@ class SessionHub:
         """Sessions with a live connection."""
         return [s for s in self.sessions.values() if s.connection is not None]
 
-    def seat_for(self, name: str, match_id: str, grace_seconds: float) -> RemoteSeat:
-        """A new seat of bot ``name`` in a match."""
+    def seat_for(self, name: str, match_id: str, seat: int, grace_seconds: float) -> RemoteSeat:
+        """A new seat (index ``seat``) of bot ``name`` in a match."""
         session = self.sessions[name]
-        seat = RemoteSeat(session, match_id, self.clock, grace_seconds)
-        session.seats[match_id] = seat
-        return seat
+        client = RemoteSeat(session, match_id, seat, self.clock, grace_seconds)
+        session.add_seat(client)
+        return client

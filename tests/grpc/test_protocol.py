@@ -144,7 +144,7 @@ async def test_a_bot_seated_twice_plays_both_seats(arena: Arena) -> None:
     assert not twin.messages("action_rejected")
     assert not twin.messages("error")
     assert sorted(m.seat for m in twin.messages("match_started")) == [0, 1]
-    assert sorted(m.seat for m in twin.messages("match_ended")) == [0, 1]
+    await eventually(lambda: sorted(m.seat for m in twin.messages("match_ended")) == [0, 1])
     record = await arena.record(match_id)
     assert {d.seat for d in record.decisions if not d.fault} == {0, 1, 2}
 
