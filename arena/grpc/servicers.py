@@ -142,6 +142,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     )
                 else:
                     await write(convert.outgoing_to_proto(message))
+                    if connection.unconfirmed:
+                        connection.written(message)
         finally:
             keep_alive.cancel()
             recheck.cancel()

@@ -338,9 +338,7 @@ class ProxySeat(RemoteSeat):
         elif kind == "push":
             self._deliver(payload)
         elif kind == "end":
-            if self.session.connection is None:
-                self.session.missed_ends.append(Relayed(base64.b64decode(payload)))
-            self._deliver(payload)
+            self.session.send_end(Relayed(base64.b64decode(payload)))
             self.release()
 
     def answer(self, sequence: int, action: str) -> str | None:

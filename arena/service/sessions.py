@@ -69,12 +69,30 @@ class Connection:
         self.close_reason = ""
         self.errors_in_a_row = 0
         self.last_sent = time.monotonic()
+        self.unconfirmed: list[Outgoing] = []
+        """Match ends queued here that the transport has not yet confirmed it wrote (see ``written``)."""
 
     def send(self, message: Outgoing) -> None:
         """Queue a message for the bot (never blocks)."""
         if not self.closed:
             self.outbox.put_nowait(message)
             self.last_sent = time.monotonic()
+
+    def send_end(self, end: Outgoing) -> None:
+        """Queue a match end, kept until the transport confirms it was written; on a connection
+        that is closing, keep it for the bot's next connection instead."""
+        if self.closed:
+            self.session.keep_end(end)
+            return
+        self.unconfirmed.append(end)
+        self.send(end)
+
+    def written(self, message: Outgoing) -> None:
+        """The transport wrote ``message`` to the stream (called only while ends are unconfirmed)."""
+        for index, end in enumerate(self.unconfirmed):
+            if end is message:
+                del self.unconfirmed[index]
+                return
 
     async def keep_alive(self, interval: float) -> None:
         """Send a KeepAlive whenever nothing else was sent for ``interval`` seconds (run as a task)."""
@@ -139,9 +157,7 @@ class RemoteSeat:
 
     async def match_ended(self, end: MatchEnd) -> None:
         """Tell the bot (now, or when it reconnects) and let the session forget this match."""
-        if self.session.connection is None and len(self.session.missed_ends) < MAX_MISSED_ENDS:
-            self.session.missed_ends.append(end)
-        self.session.send(end)
+        self.session.send_end(end)
         self.release()
 
     def is_stale(self) -> bool:
@@ -214,6 +230,19 @@ class BotSession:
         """Send to the live connection, if any (a reconnect resends what matters)."""
         if self.connection is not None:
             self.connection.send(message)
+
+    def send_end(self, end: Outgoing) -> None:
+        """Send a match end to the live connection, or keep it for the next: it is told exactly once
+        the transport has written it (a connection that drops before hands it back)."""
+        if self.connection is not None:
+            self.connection.send_end(end)
+        else:
+            self.keep_end(end)
+
+    def keep_end(self, end: Outgoing) -> None:
+        """Keep a match end for the bot's next connection (up to ``MAX_MISSED_ENDS``)."""
+        if len(self.missed_ends) < MAX_MISSED_ENDS:
+            self.missed_ends.append(end)
 
     def add_seat(self, seat: RemoteSeat) -> None:
         """The bot holds this seat (until it is released)."""
@@ -295,9 +324,9 @@ class SessionHub:
         session.connection = connection
         session.games = frozenset(games)
         session.capacity = max(1, capacity)
-        for end in session.missed_ends:
-            connection.send(end)
-        session.missed_ends.clear()
+        missed, session.missed_ends = session.missed_ends, []
+        for end in missed:
+            connection.send_end(end)
         for seat in session.all_seats():
             seat.resync()
         if self.on_connect is not None:
@@ -315,6 +344,10 @@ class SessionHub:
                 seat.connection_lost()
             if self.on_disconnect is not None:
                 self.on_disconnect(session.name)
+        # Ends that never reached this stream go to the live connection (a newer one), or wait.
+        unwritten, connection.unconfirmed = connection.unconfirmed, []
+        for end in unwritten:
+            session.send_end(end)
 
     def close_bot(self, name: str, reason: str) -> None:
         """End the bot's live connection on this node, if it has one."""

@@ -341,6 +341,8 @@ async def test_a_match_end_queued_to_a_dropped_connection_is_told_on_the_next(ar
     record = await asyncio.wait_for(arena.node.matches.wait(match_id), 60)
     assert record.outcome is not None
     await asyncio.sleep(0.2)
+    stalled = arena.node.hub.sessions["dropper"].connection
+    assert stalled is not None and stalled.unconfirmed, "the match end should be queued behind the stalled writes"
     call.cancel()
     await channel.close()
     await eventually(lambda: arena.node.hub.sessions["dropper"].connection is None)
