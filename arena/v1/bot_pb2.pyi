@@ -25,9 +25,10 @@ Rules of the protocol:
 
 1. Hello first. The first message on the stream must be a Hello; the server answers Welcome, or
    ends the stream with status UNAUTHENTICATED (unknown token), INVALID_ARGUMENT (no Hello first,
-   bytes that do not decode as a ConnectRequest, or a game the bot is not registered for). A newer stream with the same token replaces an older
-   one: the server ends the older stream with status ABORTED and carries on with the newer. A
-   client should not reconnect after ABORTED: another connection of the same bot has taken over.
+   bytes that do not decode as a ConnectRequest, or a game the bot is not registered for). A
+   newer stream with the same token replaces an older one: the server ends the older stream with
+   status ABORTED and carries on with the newer. A client should not reconnect after ABORTED:
+   another connection of the same bot has taken over.
 2. Sequence and echo. Every ActionRequest carries the match_id and a sequence number counting the
    requests to this seat in that match: 1, 2, 3, ... (it says nothing about the other seats). The bot answers with exactly one Action echoing both. An Action
    whose (match_id, sequence) is not the match's outstanding request (stale, duplicate, unknown
