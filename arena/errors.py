@@ -55,3 +55,22 @@ class StartupError(ArenaError):
 
 class NodeIdTakenError(StartupError):
     """Another live node holds this node id."""
+
+
+ECHO_LIMIT = 80
+"""Characters of any client input an error message, a rejection reason or a record repeats (documented
+in the proto files): a 60 KB value must not make a status or a reply too big to send."""
+
+
+def echo(value: str, limit: int = ECHO_LIMIT) -> str:
+    """Client input quoted for a message, cut to ``limit`` characters (saying how long it was)."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value)} characters)"
+
+
+def clip(value: str, limit: int = ECHO_LIMIT) -> str:
+    """Client input as it is, for a message, cut to ``limit`` characters (saying how long it was)."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}... ({len(value)} characters)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.errors import UnknownGameError
+from arena.errors import UnknownGameError, echo
 from arena.games.base import GameRules
 from arena.games.g5211 import Game5211
 
@@ -19,4 +19,4 @@ def get_game(name: str) -> GameRules[Any, Any, Any]:
     try:
         return GAMES[name]
     except KeyError:
-        raise UnknownGameError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}") from None
+        raise UnknownGameError(f"unknown game {echo(name)}; known games: {', '.join(sorted(GAMES))}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena import wire
+from arena.errors import ArenaError, echo
 from arena.games.base import Outcome
 from arena.league.elo import INITIAL_RATING
 from arena.league.schedule import LeagueFormat, LeagueSpec
@@ -25,6 +26,25 @@ FAULTS = {
     "disconnected": common_pb2.FAULT_DISCONNECTED,
     "forfeited": common_pb2.FAULT_FORFEITED,
 }
+
+
+MAX_PAGE_TOKEN_DIGITS = 9
+"""A page token is an offset this server gave out: a decimal number of at most this many digits."""
+
+
+class PageTokenError(ArenaError, ValueError):
+    """A page token is not one the server gave out (INVALID_ARGUMENT)."""
+
+
+def page_offset(token: str) -> int:
+    """The offset a ``next_page_token`` stands for (empty = the first page); raises ``PageTokenError``."""
+    if not token:
+        return 0
+    if not (token.isascii() and token.isdecimal()) or len(token) > MAX_PAGE_TOKEN_DIGITS:
+        raise PageTokenError(
+            f"invalid page_token {echo(token)}: pass a next_page_token back unchanged, or leave it empty"
+        )
+    return int(token)
 
 
 duration = wire_common.duration_to_proto

@@ -9,6 +9,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.grpc.decode import DecodeErrorInterceptor
 from arena.grpc.servicers import BotServicer, LeagueServicer, MatchServicer, NodeServicer, RegistryServicer
 from arena.metrics import ErrorCountingInterceptor
 from arena.node import ArenaNode
@@ -63,7 +64,10 @@ class GrpcServer:
 
 async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFiles | None = None) -> GrpcServer:
     """Build and start the server on ``address`` (port 0 picks a free port)."""
-    interceptors = [ErrorCountingInterceptor(node.metrics)] if node.metrics is not None else []
+    interceptors: list[grpc.aio.ServerInterceptor] = [DecodeErrorInterceptor()]
+    if node.metrics is not None:
+        # Outermost, so it counts the INVALID_ARGUMENT of an undecodable request too.
+        interceptors.insert(0, ErrorCountingInterceptor(node.metrics))
     server = grpc.aio.server(
         interceptors=interceptors,
         options=[

@@ -10,16 +10,18 @@ import functools
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 
 from arena import __version__
-from arena.games.registry import GAMES
+from arena.errors import echo
+from arena.games.registry import get_game
 from arena.grpc import convert
+from arena.grpc.decode import Undecodable
 from arena.grpc.errors import status_for
 from arena.node import ArenaNode
-from arena.service.auth import AuthError
+from arena.service.auth import AuthError, registered_games
 from arena.service.leagues import LeagueService, LeaguesUnavailableError, new_league_id
 from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive, TooManyErrorsError
 from arena.v1 import (
@@ -39,6 +41,8 @@ from arena.wire import common as wire_common
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_SECONDS = 10.0
+UNDECODABLE_CLOSE = "undecodable message"
+"""How the close reason of a stream ended by bytes that are not a ConnectRequest begins."""
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -87,26 +91,31 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         Written with ``context.write`` rather than as a generator: one coroutine per stream, no
         generator layers between the outbox and the wire (the hot path of every decision).
         """
-        requests = aiter(request_iterator)
+        # The decoder hands over an Undecodable for bytes that are not a ConnectRequest (arena.grpc.decode).
+        requests: AsyncIterator[bot_pb2.ConnectRequest | Undecodable] = aiter(request_iterator)
         try:
             first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT_SECONDS)
         except (TimeoutError, StopAsyncIteration):
             await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        if isinstance(first, Undecodable):
+            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(first))
         if first.WhichOneof("kind") != "hello":
             await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         hello = first.hello
         try:
             name = await self.node.registry.authenticate(hello.token)
+            registered = await self.node.registry.games_of(name)
         except Exception as error:
             await self._abort(context, status_for(error) or grpc.StatusCode.INTERNAL, str(error))
-        unknown = sorted(set(hello.games) - set(GAMES))
-        if unknown:
+        outside = sorted(set(hello.games) - registered)
+        if outside:
             await self._abort(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"unknown game(s) {unknown}; this arena plays {sorted(GAMES)}",
+                f"bot {echo(name)} is not registered for game {', '.join(echo(g) for g in outside[:3])}; "
+                f"it plays {', '.join(sorted(registered))}",
             )
-        games = sorted(set(hello.games)) or sorted(GAMES)
+        games = sorted(set(hello.games)) or sorted(registered)
         capacity = max(1, min(hello.max_concurrent_matches or 1, self.node.max_matches_per_connection))
         connection = self.node.hub.connect(name, games, capacity)
         log.info("bot connected", extra={"bot": name, "client": hello.client_name[:64], "capacity": capacity})
@@ -133,6 +142,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     )
                 else:
                     await write(convert.outgoing_to_proto(message))
+                    if connection.unconfirmed:
+                        connection.written(message)
         finally:
             keep_alive.cancel()
             recheck.cancel()
@@ -145,6 +156,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             await self._abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, connection.close_reason)
         if connection.close_reason == TOKEN_REVOKED:
             await self._abort(context, grpc.StatusCode.UNAUTHENTICATED, connection.close_reason)
+        if connection.close_reason.startswith(UNDECODABLE_CLOSE):
+            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, connection.close_reason)
 
     async def _recheck(self, token: str, connection: Connection) -> None:
         """Close the connection once its token stops working: revoked or rotated on any node (the
@@ -158,20 +171,28 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             except Exception as error:  # the store is down: keep the bot; the next check decides
                 log.warning("token recheck failed: %s", error)
 
-    async def _abort(self, context: grpc.aio.ServicerContext[Any, Any], code: grpc.StatusCode, details: str) -> None:
+    async def _abort(
+        self, context: grpc.aio.ServicerContext[Any, Any], code: grpc.StatusCode, details: str
+    ) -> NoReturn:
         """End the bot stream with an error status, counted in the metrics."""
         if self.node.metrics is not None:
             self.node.metrics.grpc_error("Connect", code)
         await context.abort(code, details)
 
-    async def _read(self, requests: AsyncIterator[bot_pb2.ConnectRequest], connection: Connection) -> None:
+    async def _read(
+        self, requests: AsyncIterator[bot_pb2.ConnectRequest | Undecodable], connection: Connection
+    ) -> None:
         session = connection.session
         try:
             async for request in requests:
+                if isinstance(request, Undecodable):
+                    connection.close(f"{UNDECODABLE_CLOSE}: {request}")
+                    return
                 kind = request.WhichOneof("kind")
                 if kind == "action":
                     action = request.action
-                    session.on_action(connection, action.match_id, action.sequence, action.text)
+                    seat = action.seat if action.HasField("seat") else None
+                    session.on_action(connection, action.match_id, seat, action.sequence, action.text)
                 elif kind == "ping":
                     continue
                 else:
@@ -201,6 +222,8 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             tc = convert.time_control_from_proto(request.time_control, self.node.default_time_control)
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        get_game(request.game)
+        await self.node.registry.check_plays(request.bot_names, request.game)
         match_id = await self.node.matches.start(
             request.game,
             list(request.bot_names),
@@ -225,7 +248,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
     ) -> match_pb2.ListMatchesResponse:
         """Running and recent matches, newest first, filtered."""
         page_size = min(request.page_size or 50, 500)
-        offset = int(request.page_token) if request.page_token.isdigit() else 0
+        offset = convert.page_offset(request.page_token)
         infos = await self.node.matches.summaries(offset + page_size + 1)
         summaries = [convert.summary_to_proto(info) for info in infos]
         wanted = [
@@ -265,9 +288,10 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
         self, request: registry_pb2.RegisterBotRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> registry_pb2.RegisterBotResponse:
         """Register a bot; its token is returned once."""
-        token = await self.node.registry.register(request.name, admin_token(context))
+        games = registered_games(request.games)
+        token = await self.node.registry.register(request.name, admin_token(context), games)
         return registry_pb2.RegisterBotResponse(
-            bot=registry_pb2.Bot(name=request.name, games=list(request.games) or sorted(GAMES)), token=token
+            bot=registry_pb2.Bot(name=request.name, games=sorted(games)), token=token
         )
 
     @translate_errors

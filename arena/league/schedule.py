@@ -43,7 +43,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, echo
 from arena.games.registry import get_game
 from arena.league.design import all_blocks, circle_rounds, cyclic_blocks, equitable_seating
 
@@ -95,7 +95,7 @@ class LeagueSpec:
         object.__setattr__(self, "options", dict(self.options))
         k, n = self.players_per_match, len(self.bots)
         if not self.league_id or any(ch.isspace() for ch in self.league_id):
-            raise LeagueSpecError(f"league id must be non-empty without spaces, not {self.league_id!r}")
+            raise LeagueSpecError(f"league id must be non-empty without spaces, not {echo(self.league_id)}")
         counts = get_game(self.game).player_counts  # raises UnknownGameError
         if k not in counts:
             raise LeagueSpecError(f"{self.game} is for {counts.start} to {counts.stop - 1} players, not {k} a match")
@@ -109,7 +109,7 @@ class LeagueSpec:
             raise LeagueSpecError(f"max tables must be at least 1, not {self.max_tables}")
         if self.format is LeagueFormat.GAUNTLET:
             if self.candidate not in self.bots:
-                raise LeagueSpecError(f"gauntlet candidate {self.candidate!r} is not one of the bots")
+                raise LeagueSpecError(f"gauntlet candidate {echo(str(self.candidate))} is not one of the bots")
         elif self.candidate is not None:
             raise LeagueSpecError("a candidate is only for a gauntlet")
 

@@ -9,9 +9,11 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UnknownGameError, echo
+from arena.games.registry import GAMES
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A bot name, matched in full (``fullmatch``: no trailing newline). Unique regardless of case."""
 
 
 class AuthError(ArenaError):
@@ -48,6 +50,16 @@ class NotRegisteredForGameError(ArenaError):
     """A bot is asked to play a game it is not registered for (or is not registered at all)."""
 
 
+def registered_games(games: Iterable[str]) -> frozenset[str]:
+    """The games a bot registers for (empty = every game the arena has); raises ``UnknownGameError``."""
+    wanted = frozenset(games)
+    unknown = sorted(wanted - GAMES.keys())
+    if unknown:
+        shown = ", ".join(echo(game) for game in unknown[:3])
+        raise UnknownGameError(f"unknown game {shown}; this arena plays {', '.join(sorted(GAMES))}")
+    return wanted or frozenset(GAMES)
+
+
 def hash_token(token: str) -> str:
     """The stored form of a token (SHA-256; tokens carry 256 random bits, so no salt is needed)."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -56,8 +68,8 @@ def hash_token(token: str) -> str:
 class TokenStore(Protocol):
     """Where bot names and token hashes live (in memory, or Redis)."""
 
-    async def add(self, name: str, token_hash: str) -> bool:
-        """Store a new bot; False if the name exists."""
+    async def add(self, name: str, token_hash: str, games: frozenset[str]) -> bool:
+        """Store a new bot and its games; False if the name exists, regardless of case."""
         ...
 
     async def games_of(self, name: str) -> frozenset[str] | None:
@@ -85,13 +97,18 @@ class MemoryTokenStore:
         self._by_hash: dict[str, str] = {}
         self._hashes: dict[str, str | None] = {}
         """Each bot's current token hash (None once revoked)."""
+        self._names: dict[str, str] = {}
+        """Registered names by their casefolded form."""
+        self._games: dict[str, frozenset[str]] = {}
 
-    async def add(self, name: str, token_hash: str) -> bool:
-        """Store a new bot; False if the name exists."""
-        if name in self._hashes:
+    async def add(self, name: str, token_hash: str, games: frozenset[str]) -> bool:
+        """Store a new bot and its games; False if the name exists, regardless of case."""
+        if name.casefold() in self._names:
             return False
+        self._names[name.casefold()] = name
         self._hashes[name] = token_hash
         self._by_hash[token_hash] = name
+        self._games[name] = games
         return True
 
     async def replace(self, name: str, token_hash: str | None) -> bool:
@@ -107,8 +124,8 @@ class MemoryTokenStore:
         return True
 
     async def games_of(self, name: str) -> frozenset[str] | None:
-        """Every game (empty) for a registered bot; None if there is no such bot."""
-        return frozenset() if name in self._hashes else None
+        """The games a bot is registered for; None if there is no such bot."""
+        return self._games.get(name)
 
     async def name_for(self, token_hash: str) -> str | None:
         """The bot with this token hash, if any."""
@@ -140,18 +157,22 @@ class BotRegistry:
         if not self.is_admin(token):
             raise AdminRequiredError("this call needs the admin token (metadata 'authorization: Bearer <token>')")
 
-    async def register(self, name: str, admin_token: str | None = None) -> str:
-        """Register a bot and return its token (shown once, never stored in clear)."""
+    async def register(self, name: str, admin_token: str | None = None, games: Iterable[str] = ()) -> str:
+        """Register a bot for ``games`` (empty = every game, see ``registered_games``) and return its
+        token (shown once, never stored in clear)."""
         if not self.open_registration:
             self.check_admin(admin_token)
-        if not NAME_PATTERN.match(name):
+        if not NAME_PATTERN.fullmatch(name):
             raise InvalidNameError(
-                f"invalid bot name {name[:80]!r}: use 1-64 letters, digits, '.', '_' or '-', "
+                f"invalid bot name {echo(name)}: use 1-64 letters, digits, '.', '_' or '-', "
                 "starting with a letter or digit"
             )
+        plays = registered_games(games)
         token = self.make_token()
-        if not await self._store.add(name, hash_token(token)):
-            raise NameTakenError(f"a bot named {name!r} is already registered")
+        if not await self._store.add(name, hash_token(token), plays):
+            raise NameTakenError(
+                f"a bot named {echo(name)} is already registered (names are unique regardless of case)"
+            )
         return token
 
     async def revoke(self, name: str, admin_token: str | None) -> None:
@@ -179,12 +200,16 @@ class BotRegistry:
         """Every registered bot."""
         return await self._store.names()
 
+    async def games_of(self, name: str) -> frozenset[str]:
+        """The games a bot is registered for; raises ``NotRegisteredForGameError`` for an unknown bot."""
+        games = await self._store.games_of(name)
+        if games is None:
+            raise NotRegisteredForGameError(f"no bot named {echo(name)} is registered")
+        return games or frozenset(GAMES)
+
     async def check_plays(self, names: Iterable[str], game: str) -> None:
         """Raise ``NotRegisteredForGameError`` unless every bot named is registered for ``game``
         (one bounded lookup per bot, never a scan of every bot)."""
         for name in dict.fromkeys(names):
-            games = await self._store.games_of(name)
-            if games is None:
-                raise NotRegisteredForGameError(f"no bot named {name[:80]!r} is registered")
-            if games and game not in games:
-                raise NotRegisteredForGameError(f"bot {name[:80]!r} is not registered for game {game[:80]!r}")
+            if game not in await self.games_of(name):
+                raise NotRegisteredForGameError(f"bot {echo(name)} is not registered for game {echo(game)}")

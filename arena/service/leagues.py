@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, echo
 from arena.league.elo import EloLadder
 from arena.league.result import MatchResult
 from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, league_tables, schedule_league
@@ -158,14 +158,14 @@ class LeagueService:
             spec.league_id, stored, matches, secrets.token_bytes(SECRET_BYTES), request_id[:MAX_REQUEST_ID]
         )
         if made is None:
-            raise ArenaError(f"a league with id {spec.league_id!r} exists already")
+            raise ArenaError(f"a league with id {echo(spec.league_id)} exists already")
         return await self.get(made)
 
     async def get(self, league_id: str) -> LeagueInfo:
         """A league and its progress."""
         stored = await self.store.spec(league_id)
         if stored is None:
-            raise LeagueNotFoundError(f"no league {league_id[:80]!r}")
+            raise LeagueNotFoundError(f"no league {echo(league_id)}")
         total, done, running = await self.store.progress(league_id)
         cancelled = await self.store.is_cancelled(league_id)
         return LeagueInfo(

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import Any, Protocol
 
-from arena.errors import ArenaError, GameSetupError
+from arena.errors import ArenaError, GameSetupError, echo
 from arena.games.base import Outcome
 from arena.games.registry import get_game
 from arena.referee.clock import Clock
@@ -233,11 +233,11 @@ class MatchManager:
             if verdict is Slots.BUSY:
                 raise BotUnavailableError(f"bot {bot!r} has no free match slot: it plays as many as it asked for")
         seats: list[RemoteSeat | RelaySeat] = []
-        for name in bots:
+        for index, name in enumerate(bots):
             if name in elsewhere and self.relay is not None:
-                seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, game_name))
+                seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, index, game_name))
             else:
-                seats.append(self.hub.seat_for(name, match_id, tc.grace_seconds))
+                seats.append(self.hub.seat_for(name, match_id, index, tc.grace_seconds))
         setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
         match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
         task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
@@ -320,7 +320,7 @@ class MatchManager:
         if record is None:
             if await self.store.is_sealed(match_id):
                 raise _sealed(match_id)
-            raise MatchNotFoundError(f"no match {match_id[:80]!r}")
+            raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 
     async def watch(self, match_id: str) -> AsyncIterator[MatchEvent]:

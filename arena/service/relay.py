@@ -80,8 +80,8 @@ class Relay:
         self.clock = clock
         self.encode = encode
         self.directory = BotDirectory(client, node_id)
-        self.origin_seats: dict[tuple[str, str], RelaySeat] = {}
-        """Seats this node referees whose bots are elsewhere, by (match, bot)."""
+        self.origin_seats: dict[tuple[str, str, int], RelaySeat] = {}
+        """Seats this node referees whose bots are elsewhere, by (match, bot, seat)."""
         self.pending_sends: set[asyncio.Task[None]] = set()
         self.outboxes: dict[str, asyncio.Queue[dict[str, str]]] = {}
         self.senders: dict[str, asyncio.Task[None]] = {}
@@ -161,21 +161,23 @@ class Relay:
     def handle(self, message: dict[str, str]) -> None:
         """One message from another node."""
         kind, match_id, bot = message.get("t", ""), message.get("match", ""), message.get("bot", "")
+        index = int(message.get("seat", "0"))
         if kind in ("answer", "presence", "gone"):
-            seat = self.origin_seats.get((match_id, bot))
+            seat = self.origin_seats.get((match_id, bot, index))
             if seat is not None:
                 seat.on_home_message(kind, message)
             return
         session = self.hub.sessions.get(bot)
         if session is None:
             if kind == "start":
-                self.send(message["origin"], {"t": "gone", "match": match_id, "bot": bot})
+                self.send(message["origin"], {"t": "gone", "match": match_id, "bot": bot, "seat": str(index)})
             return
-        proxy = session.seats.get(match_id)
+        proxy = session.seats.get(match_id, {}).get(index)
         if kind == "start":
             if not isinstance(proxy, ProxySeat):
-                proxy = ProxySeat(session, match_id, self.clock, float(message["grace"]), self, message["origin"])
-                session.seats[match_id] = proxy
+                grace = float(message["grace"])
+                proxy = ProxySeat(session, match_id, index, self.clock, grace, self, message["origin"])
+                session.add_seat(proxy)
             proxy.on_start(message["payload"])
         elif isinstance(proxy, ProxySeat):
             proxy.on_origin_message(kind, message)
@@ -184,11 +186,12 @@ class Relay:
 class RelaySeat:
     """The referee's ``SeatClient`` for a bot connected to another node."""
 
-    def __init__(self, relay: Relay, home: str, bot: str, match_id: str, game: str) -> None:
+    def __init__(self, relay: Relay, home: str, bot: str, match_id: str, seat: int, game: str) -> None:
         self.relay = relay
         self.home = home
         self.bot = bot
         self.match_id = match_id
+        self.seat = seat
         self.game = game
         self.connected = True
         self.gone = False
@@ -196,7 +199,7 @@ class RelaySeat:
         self.grace = 10.0
         self.start: MatchStart | None = None
         self.follower: asyncio.Task[None] | None = None
-        relay.origin_seats[(match_id, bot)] = self
+        relay.origin_seats[(match_id, bot, seat)] = self
 
     @property
     def is_connected(self) -> bool:
@@ -204,7 +207,13 @@ class RelaySeat:
         return self.connected
 
     def _post(self, kind: str, message: Outgoing, **extra: str) -> None:
-        fields = {"t": kind, "match": self.match_id, "bot": self.bot, "origin": self.relay.node_id}
+        fields = {
+            "t": kind,
+            "match": self.match_id,
+            "bot": self.bot,
+            "seat": str(self.seat),
+            "origin": self.relay.node_id,
+        }
         self.relay.send(self.home, fields | {"payload": self.relay.payload(message)} | extra)
 
     async def match_started(self, start: MatchStart) -> None:
@@ -262,7 +271,7 @@ class RelaySeat:
 
     def release(self) -> None:
         """The match is over here."""
-        self.relay.origin_seats.pop((self.match_id, self.bot), None)
+        self.relay.origin_seats.pop((self.match_id, self.bot, self.seat), None)
 
     def on_home_message(self, kind: str, message: dict[str, str]) -> None:
         """An answer, a presence change or the bot's departure, from its home node."""
@@ -284,15 +293,26 @@ class ProxySeat(RemoteSeat):
     """A seat in a bot's session for a match refereed on another node."""
 
     def __init__(
-        self, session: BotSession, match_id: str, clock: Clock, grace_seconds: float, relay: Relay, origin: str
+        self,
+        session: BotSession,
+        match_id: str,
+        seat: int,
+        clock: Clock,
+        grace_seconds: float,
+        relay: Relay,
+        origin: str,
     ) -> None:
-        super().__init__(session, match_id, clock, grace_seconds)
+        super().__init__(session, match_id, seat, clock, grace_seconds)
         self.relay = relay
         self.origin = origin
         self.start_payload = ""
         self.request_payload = ""
         self.request_sequence = 0
         self.heard = clock.now()
+
+    def _fields(self, kind: str) -> dict[str, str]:
+        """The fields that say which seat a message to the origin is about."""
+        return {"t": kind, "match": self.match_id, "bot": self.session.name, "seat": str(self.seat)}
 
     def is_stale(self) -> bool:
         """The origin has said nothing for a long while: it died, and its match runs elsewhere."""
@@ -318,9 +338,7 @@ class ProxySeat(RemoteSeat):
         elif kind == "push":
             self._deliver(payload)
         elif kind == "end":
-            if self.session.connection is None:
-                self.session.missed_ends.append(Relayed(base64.b64decode(payload)))
-            self._deliver(payload)
+            self.session.send_end(Relayed(base64.b64decode(payload)))
             self.release()
 
     def answer(self, sequence: int, action: str) -> str | None:
@@ -330,22 +348,18 @@ class ProxySeat(RemoteSeat):
         self.request_payload = ""
         self.relay.send(
             self.origin,
-            {"t": "answer", "match": self.match_id, "bot": self.session.name, "seq": str(sequence), "text": action},
+            self._fields("answer") | {"seq": str(sequence), "text": action},
         )
         return None
 
     def connection_lost(self) -> None:
         """Tell the origin, and start the grace period."""
-        self.relay.send(
-            self.origin, {"t": "presence", "match": self.match_id, "bot": self.session.name, "connected": "0"}
-        )
+        self.relay.send(self.origin, self._fields("presence") | {"connected": "0"})
         super().connection_lost()
 
     def _resend(self) -> None:
         """A new connection: tell the origin, and resend the start and the pending request."""
-        self.relay.send(
-            self.origin, {"t": "presence", "match": self.match_id, "bot": self.session.name, "connected": "1"}
-        )
+        self.relay.send(self.origin, self._fields("presence") | {"connected": "1"})
         if self.start_payload:
             self._deliver(self.start_payload)
         if self.request_payload:
@@ -356,4 +370,4 @@ class ProxySeat(RemoteSeat):
         if self.session.connection is not None:
             return
         self.gone = True
-        self.relay.send(self.origin, {"t": "gone", "match": self.match_id, "bot": self.session.name})
+        self.relay.send(self.origin, self._fields("gone"))

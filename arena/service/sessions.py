@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 
+from arena.errors import ECHO_LIMIT, echo
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
 
@@ -68,12 +69,30 @@ class Connection:
         self.close_reason = ""
         self.errors_in_a_row = 0
         self.last_sent = time.monotonic()
+        self.unconfirmed: list[Outgoing] = []
+        """Match ends queued here that the transport has not yet confirmed it wrote (see ``written``)."""
 
     def send(self, message: Outgoing) -> None:
         """Queue a message for the bot (never blocks)."""
         if not self.closed:
             self.outbox.put_nowait(message)
             self.last_sent = time.monotonic()
+
+    def send_end(self, end: Outgoing) -> None:
+        """Queue a match end, kept until the transport confirms it was written; on a connection
+        that is closing, keep it for the bot's next connection instead."""
+        if self.closed:
+            self.session.keep_end(end)
+            return
+        self.unconfirmed.append(end)
+        self.send(end)
+
+    def written(self, message: Outgoing) -> None:
+        """The transport wrote ``message`` to the stream (called only while ends are unconfirmed)."""
+        for index, end in enumerate(self.unconfirmed):
+            if end is message:
+                del self.unconfirmed[index]
+                return
 
     async def keep_alive(self, interval: float) -> None:
         """Send a KeepAlive whenever nothing else was sent for ``interval`` seconds (run as a task)."""
@@ -95,9 +114,11 @@ class Connection:
 class RemoteSeat:
     """The ``SeatClient`` of one seat whose bot is connected to this node."""
 
-    def __init__(self, session: BotSession, match_id: str, clock: Clock, grace_seconds: float) -> None:
+    def __init__(self, session: BotSession, match_id: str, seat: int, clock: Clock, grace_seconds: float) -> None:
         self.session = session
         self.match_id = match_id
+        self.seat = seat
+        """The seat's index in the match (a bot may hold several seats of one match)."""
         self.clock = clock
         self.grace_seconds = grace_seconds
         self.start: MatchStart | None = None
@@ -136,9 +157,7 @@ class RemoteSeat:
 
     async def match_ended(self, end: MatchEnd) -> None:
         """Tell the bot (now, or when it reconnects) and let the session forget this match."""
-        if self.session.connection is None and len(self.session.missed_ends) < MAX_MISSED_ENDS:
-            self.session.missed_ends.append(end)
-        self.session.send(end)
+        self.session.send_end(end)
         self.release()
 
     def is_stale(self) -> bool:
@@ -149,7 +168,7 @@ class RemoteSeat:
         """Drop this seat from its session (the match is over or was never started)."""
         if self._grace_timer is not None:
             self._grace_timer.cancel()
-        self.session.seats.pop(self.match_id, None)
+        self.session.drop_seat(self)
 
     def answer(self, sequence: int, action: str) -> str | None:
         """Deliver the bot's answer; returns why it cannot be used, or None."""
@@ -201,7 +220,8 @@ class BotSession:
         self.connection: Connection | None = None
         self.games: frozenset[str] = frozenset()
         self.capacity = 1
-        self.seats: dict[str, RemoteSeat] = {}
+        self.seats: dict[str, dict[int, RemoteSeat]] = {}
+        """The seats the bot holds, by match id, then seat index."""
         self.last_close_reason = ""
         self.missed_ends: list[Outgoing] = []
         """Matches that ended while the bot was away, told at its next connection."""
@@ -211,26 +231,65 @@ class BotSession:
         if self.connection is not None:
             self.connection.send(message)
 
+    def send_end(self, end: Outgoing) -> None:
+        """Send a match end to the live connection, or keep it for the next: it is told exactly once
+        the transport has written it (a connection that drops before hands it back)."""
+        if self.connection is not None:
+            self.connection.send_end(end)
+        else:
+            self.keep_end(end)
+
+    def keep_end(self, end: Outgoing) -> None:
+        """Keep a match end for the bot's next connection (up to ``MAX_MISSED_ENDS``)."""
+        if len(self.missed_ends) < MAX_MISSED_ENDS:
+            self.missed_ends.append(end)
+
+    def add_seat(self, seat: RemoteSeat) -> None:
+        """The bot holds this seat (until it is released)."""
+        self.seats.setdefault(seat.match_id, {})[seat.seat] = seat
+
+    def drop_seat(self, seat: RemoteSeat) -> None:
+        """Forget a seat (its match is over, or ran elsewhere)."""
+        held = self.seats.get(seat.match_id)
+        if held is not None and held.get(seat.seat) is seat:
+            del held[seat.seat]
+            if not held:
+                del self.seats[seat.match_id]
+
+    def all_seats(self) -> list[RemoteSeat]:
+        """Every seat the bot holds, in every match."""
+        return [seat for held in self.seats.values() for seat in held.values()]
+
     @property
     def free_slots(self) -> int:
-        """How many more matches the bot said it will play at once (stale seats are dropped first)."""
-        for match_id, seat in list(self.seats.items()):
+        """How many more seats the bot said it will play at once (stale seats are dropped first)."""
+        seats = self.all_seats()
+        for seat in seats:
             if seat.is_stale():
-                del self.seats[match_id]
-        return self.capacity - len(self.seats) if self.connection is not None else 0
+                self.drop_seat(seat)
+        return self.capacity - sum(map(len, self.seats.values())) if self.connection is not None else 0
 
-    def on_action(self, connection: Connection, match_id: str, sequence: int, action: str) -> None:
-        """Route an answer to its seat; tell the bot when it cannot be used."""
-        seat = self.seats.get(match_id)
-        error = (
-            f"unknown match {match_id[:80]!r}: this bot holds no seat in it"
-            if seat is None
-            else seat.answer(sequence, action)
-        )
-        if error is None:
+    def on_action(self, connection: Connection, match_id: str, seat: int | None, sequence: int, action: str) -> None:
+        """Route an answer to its (match, seat); tell the bot when it cannot be used.
+
+        ``seat`` may be None (an older client) when the bot holds one seat of the match.
+        """
+        held = self.seats.get(match_id)
+        target: RemoteSeat | None = None
+        error = ""
+        if held is None:
+            error = f"unknown match {echo(match_id)}: this bot holds no seat in it"
+        elif seat is None and len(held) > 1:
+            error = f"this bot holds {len(held)} seats in match {echo(match_id)}: say which one in Action.seat"
+        elif seat is None:
+            [target] = held.values()
+        elif (target := held.get(seat)) is None:
+            error = f"this bot holds no seat {seat} in match {echo(match_id)} (it holds {sorted(held)})"
+        final = target.answer(sequence, action) if target is not None else error
+        if final is None:
             connection.errors_in_a_row = 0
             return
-        self._error(connection, ProtocolError(match_id[:80], sequence, error))
+        self._error(connection, ProtocolError(match_id[:ECHO_LIMIT], sequence, final))
 
     def on_protocol_error(self, connection: Connection, reason: str) -> None:
         """A message that is not an action where one was expected."""
@@ -265,10 +324,10 @@ class SessionHub:
         session.connection = connection
         session.games = frozenset(games)
         session.capacity = max(1, capacity)
-        for end in session.missed_ends:
-            connection.send(end)
-        session.missed_ends.clear()
-        for seat in list(session.seats.values()):
+        missed, session.missed_ends = session.missed_ends, []
+        for end in missed:
+            connection.send_end(end)
+        for seat in session.all_seats():
             seat.resync()
         if self.on_connect is not None:
             self.on_connect(name)
@@ -281,10 +340,14 @@ class SessionHub:
         session.last_close_reason = connection.close_reason
         if session.connection is connection:
             session.connection = None
-            for seat in list(session.seats.values()):
+            for seat in session.all_seats():
                 seat.connection_lost()
             if self.on_disconnect is not None:
                 self.on_disconnect(session.name)
+        # Ends that never reached this stream go to the live connection (a newer one), or wait.
+        unwritten, connection.unconfirmed = connection.unconfirmed, []
+        for end in unwritten:
+            session.send_end(end)
 
     def close_bot(self, name: str, reason: str) -> None:
         """End the bot's live connection on this node, if it has one."""
@@ -296,9 +359,9 @@ class SessionHub:
         """Sessions with a live connection."""
         return [s for s in self.sessions.values() if s.connection is not None]
 
-    def seat_for(self, name: str, match_id: str, grace_seconds: float) -> RemoteSeat:
-        """A new seat of bot ``name`` in a match."""
+    def seat_for(self, name: str, match_id: str, seat: int, grace_seconds: float) -> RemoteSeat:
+        """A new seat (index ``seat``) of bot ``name`` in a match."""
         session = self.sessions[name]
-        seat = RemoteSeat(session, match_id, self.clock, grace_seconds)
-        session.seats[match_id] = seat
-        return seat
+        client = RemoteSeat(session, match_id, seat, self.clock, grace_seconds)
+        session.add_seat(client)
+        return client

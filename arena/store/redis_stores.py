@@ -42,7 +42,10 @@ return 1
 
 
 class RedisTokenStore:
-    """Bot names and token hashes: ``arena:bot:{name}`` → hash ('' once revoked), ``arena:token:{hash}`` → name."""
+    """Bot names and token hashes: ``arena:bot:{name}`` → hash ('' once revoked), ``arena:token:{hash}`` → name,
+    ``arena:botname:{casefolded name}`` → name (uniqueness regardless of case), ``arena:botgames:{name}``
+    → the set of games it is registered for (a bot registered before games were kept has none: it
+    plays every game)."""
 
     def __init__(self, client: aioredis.Redis) -> None:
         self._r = client
@@ -53,16 +56,27 @@ class RedisTokenStore:
         done = await self._replace(keys=[key("bot", name)], args=[f"{key('token')}:", token_hash or "", name])
         return bool(done)
 
-    async def add(self, name: str, token_hash: str) -> bool:
-        """Store a new bot atomically; False if the name exists."""
-        if not await self._r.set(key("bot", name), token_hash, nx=True):
+    async def add(self, name: str, token_hash: str, games: frozenset[str]) -> bool:
+        """Store a new bot atomically (SET NX on its casefolded name); False if the name exists."""
+        if not await self._r.set(key("botname", name.casefold()), name, nx=True):
             return False
-        await self._r.set(key("token", token_hash), name)
+        if not await self._r.set(key("bot", name), token_hash, nx=True):
+            return False  # registered before casefolded names were kept
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.sadd(key("botgames", name), *sorted(games))
+            pipe.set(key("token", token_hash), name)
+            await pipe.execute()
         return True
 
     async def games_of(self, name: str) -> frozenset[str] | None:
-        """Every game (empty) for a registered bot; None if there is no such bot."""
-        return frozenset() if await self._r.exists(key("bot", name)) else None
+        """The games a bot is registered for (empty: every game); None if there is no such bot."""
+        async with self._r.pipeline(transaction=False) as pipe:
+            pipe.exists(key("bot", name))
+            pipe.smembers(key("botgames", name))
+            exists, games = await pipe.execute()
+        if not exists:
+            return None
+        return frozenset(text(game) for game in games)
 
     async def name_for(self, token_hash: str) -> str | None:
         """The bot holding this token hash."""

@@ -28,7 +28,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x61rena/v1/bot.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\x1a\x1a\x61rena/v1/observation.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"~\n\x0e\x43onnectRequest\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v1.HelloH\x00\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x10.arena.v1.ActionH\x00\x12\x1e\n\x04ping\x18\x03 \x01(\x0b\x32\x0e.arena.v1.PingH\x00\x42\x06\n\x04kind\"\xda\x02\n\x0f\x43onnectResponse\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v1.WelcomeH\x00\x12/\n\rmatch_started\x18\x02 \x01(\x0b\x32\x16.arena.v1.MatchStartedH\x00\x12\x31\n\x0e\x61\x63tion_request\x18\x03 \x01(\x0b\x32\x17.arena.v1.ActionRequestH\x00\x12\x33\n\x0f\x61\x63tion_rejected\x18\x04 \x01(\x0b\x32\x18.arena.v1.ActionRejectedH\x00\x12+\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x14.arena.v1.MatchEndedH\x00\x12)\n\nkeep_alive\x18\x06 \x01(\x0b\x32\x13.arena.v1.KeepAliveH\x00\x12(\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x17.arena.v1.ProtocolErrorH\x00\x42\x06\n\x04kind\"r\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12\x1e\n\x16max_concurrent_matches\x18\x03 \x01(\r\x12\x13\n\x0b\x63lient_name\x18\x04 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x05 \x01(\t\":\n\x06\x41\x63tion\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x0c\n\x04text\x18\x03 \x01(\t\"7\n\x04Ping\x12/\n\x0b\x63lient_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9a\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x36\n\x13keep_alive_interval\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\r\n\x05games\x18\x03 \x03(\t\x12\x1e\n\x16max_concurrent_matches\x18\x04 \x01(\r\x12\x16\n\x0eserver_version\x18\x05 \x01(\t\"\xf7\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x13\n\x0bnum_players\x18\x04 \x01(\r\x12\x11\n\tbot_names\x18\x05 \x03(\t\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\x34\n\x07options\x18\x07 \x03(\x0b\x32#.arena.v1.MatchStarted.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xa3\x02\n\rActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12,\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\tallowance\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\ttime_bank\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x0bobservation\x18\x07 \x01(\x0b\x32\x15.arena.v1.Observation\x12\x15\n\rlegal_actions\x18\x08 \x03(\t\x12\x13\n\x0b\x61\x63tion_hint\x18\t \x01(\t\"\xa4\x01\n\x0e\x41\x63tionRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x1e\n\x05\x66\x61ult\x18\x03 \x01(\x0e\x32\x0f.arena.v1.Fault\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x17\n\x0f\x66\x61llback_action\x18\x05 \x01(\t\x12\x0f\n\x07strikes\x18\x06 \x01(\r\x12\x14\n\x0cstrike_limit\x18\x07 \x01(\r\"\x82\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x07outcome\x18\x02 \x01(\x0b\x32\x11.arena.v1.Outcome\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x30\n\x11\x66inal_observation\x18\x04 \x01(\x0b\x32\x15.arena.v1.Observation\"<\n\tKeepAlive\x12/\n\x0bserver_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"C\n\rProtocolError\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x0e\n\x06reason\x18\x03 \x01(\t2P\n\nBotService\x12\x42\n\x07\x43onnect\x12\x18.arena.v1.ConnectRequest\x1a\x19.arena.v1.ConnectResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x61rena/v1/bot.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\x1a\x1a\x61rena/v1/observation.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"~\n\x0e\x43onnectRequest\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v1.HelloH\x00\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x10.arena.v1.ActionH\x00\x12\x1e\n\x04ping\x18\x03 \x01(\x0b\x32\x0e.arena.v1.PingH\x00\x42\x06\n\x04kind\"\xda\x02\n\x0f\x43onnectResponse\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v1.WelcomeH\x00\x12/\n\rmatch_started\x18\x02 \x01(\x0b\x32\x16.arena.v1.MatchStartedH\x00\x12\x31\n\x0e\x61\x63tion_request\x18\x03 \x01(\x0b\x32\x17.arena.v1.ActionRequestH\x00\x12\x33\n\x0f\x61\x63tion_rejected\x18\x04 \x01(\x0b\x32\x18.arena.v1.ActionRejectedH\x00\x12+\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x14.arena.v1.MatchEndedH\x00\x12)\n\nkeep_alive\x18\x06 \x01(\x0b\x32\x13.arena.v1.KeepAliveH\x00\x12(\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x17.arena.v1.ProtocolErrorH\x00\x42\x06\n\x04kind\"r\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x03(\t\x12\x1e\n\x16max_concurrent_matches\x18\x03 \x01(\r\x12\x13\n\x0b\x63lient_name\x18\x04 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x05 \x01(\t\"V\n\x06\x41\x63tion\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x11\n\x04seat\x18\x04 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"7\n\x04Ping\x12/\n\x0b\x63lient_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9a\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x36\n\x13keep_alive_interval\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\r\n\x05games\x18\x03 \x03(\t\x12\x1e\n\x16max_concurrent_matches\x18\x04 \x01(\r\x12\x16\n\x0eserver_version\x18\x05 \x01(\t\"\xf7\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x13\n\x0bnum_players\x18\x04 \x01(\r\x12\x11\n\tbot_names\x18\x05 \x03(\t\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\x34\n\x07options\x18\x07 \x03(\x0b\x32#.arena.v1.MatchStarted.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xa3\x02\n\rActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12,\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\tallowance\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\ttime_bank\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x0bobservation\x18\x07 \x01(\x0b\x32\x15.arena.v1.Observation\x12\x15\n\rlegal_actions\x18\x08 \x03(\t\x12\x13\n\x0b\x61\x63tion_hint\x18\t \x01(\t\"\xa4\x01\n\x0e\x41\x63tionRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x1e\n\x05\x66\x61ult\x18\x03 \x01(\x0e\x32\x0f.arena.v1.Fault\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x17\n\x0f\x66\x61llback_action\x18\x05 \x01(\t\x12\x0f\n\x07strikes\x18\x06 \x01(\r\x12\x14\n\x0cstrike_limit\x18\x07 \x01(\r\"\x82\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x07outcome\x18\x02 \x01(\x0b\x32\x11.arena.v1.Outcome\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x30\n\x11\x66inal_observation\x18\x04 \x01(\x0b\x32\x15.arena.v1.Observation\"<\n\tKeepAlive\x12/\n\x0bserver_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"C\n\rProtocolError\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\x0e\n\x06reason\x18\x03 \x01(\t2P\n\nBotService\x12\x42\n\x07\x43onnect\x12\x18.arena.v1.ConnectRequest\x1a\x19.arena.v1.ConnectResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,25 +44,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_HELLO']._serialized_start=625
   _globals['_HELLO']._serialized_end=739
   _globals['_ACTION']._serialized_start=741
-  _globals['_ACTION']._serialized_end=799
-  _globals['_PING']._serialized_start=801
-  _globals['_PING']._serialized_end=856
-  _globals['_WELCOME']._serialized_start=859
-  _globals['_WELCOME']._serialized_end=1013
-  _globals['_MATCHSTARTED']._serialized_start=1016
-  _globals['_MATCHSTARTED']._serialized_end=1263
-  _globals['_MATCHSTARTED_OPTIONSENTRY']._serialized_start=1217
-  _globals['_MATCHSTARTED_OPTIONSENTRY']._serialized_end=1263
-  _globals['_ACTIONREQUEST']._serialized_start=1266
-  _globals['_ACTIONREQUEST']._serialized_end=1557
-  _globals['_ACTIONREJECTED']._serialized_start=1560
-  _globals['_ACTIONREJECTED']._serialized_end=1724
-  _globals['_MATCHENDED']._serialized_start=1727
-  _globals['_MATCHENDED']._serialized_end=1857
-  _globals['_KEEPALIVE']._serialized_start=1859
-  _globals['_KEEPALIVE']._serialized_end=1919
-  _globals['_PROTOCOLERROR']._serialized_start=1921
-  _globals['_PROTOCOLERROR']._serialized_end=1988
-  _globals['_BOTSERVICE']._serialized_start=1990
-  _globals['_BOTSERVICE']._serialized_end=2070
+  _globals['_ACTION']._serialized_end=827
+  _globals['_PING']._serialized_start=829
+  _globals['_PING']._serialized_end=884
+  _globals['_WELCOME']._serialized_start=887
+  _globals['_WELCOME']._serialized_end=1041
+  _globals['_MATCHSTARTED']._serialized_start=1044
+  _globals['_MATCHSTARTED']._serialized_end=1291
+  _globals['_MATCHSTARTED_OPTIONSENTRY']._serialized_start=1245
+  _globals['_MATCHSTARTED_OPTIONSENTRY']._serialized_end=1291
+  _globals['_ACTIONREQUEST']._serialized_start=1294
+  _globals['_ACTIONREQUEST']._serialized_end=1585
+  _globals['_ACTIONREJECTED']._serialized_start=1588
+  _globals['_ACTIONREJECTED']._serialized_end=1752
+  _globals['_MATCHENDED']._serialized_start=1755
+  _globals['_MATCHENDED']._serialized_end=1885
+  _globals['_KEEPALIVE']._serialized_start=1887
+  _globals['_KEEPALIVE']._serialized_end=1947
+  _globals['_PROTOCOLERROR']._serialized_start=1949
+  _globals['_PROTOCOLERROR']._serialized_end=2016
+  _globals['_BOTSERVICE']._serialized_start=2018
+  _globals['_BOTSERVICE']._serialized_end=2098
 # @@protoc_insertion_point(module_scope)

@@ -14,7 +14,7 @@ The conversation:
                                      ◄──    Welcome {bot_name, keep_alive_interval}
                                      ◄──    MatchStarted {match_id, seat, ...}       (per match)
                                      ◄──    ActionRequest {match_id, sequence, ...}  (per decision)
-  Action {match_id, sequence, text}  ──►
+  Action {match_id, seat, text, ...} ──►
                                      ◄──    ActionRejected {...}                     (on a fault)
                                      ◄──    MatchEnded {match_id, outcome, ...}      (per match)
                                      ◄──    KeepAlive {server_time}                  (when idle)
@@ -25,9 +25,10 @@ Rules of the protocol:
 
 1. Hello first. The first message on the stream must be a Hello; the server answers Welcome, or
    ends the stream with status UNAUTHENTICATED (unknown token), INVALID_ARGUMENT (no Hello first,
-   or a game the bot is not registered for). A newer stream with the same token replaces an older
-   one: the server ends the older stream with status ABORTED and carries on with the newer. A
-   client should not reconnect after ABORTED: another connection of the same bot has taken over.
+   bytes that do not decode as a ConnectRequest, or a game the bot is not registered for). A
+   newer stream with the same token replaces an older one: the server ends the older stream with
+   status ABORTED and carries on with the newer. A client should not reconnect after ABORTED:
+   another connection of the same bot has taken over.
 2. Sequence and echo. Every ActionRequest carries the match_id and a sequence number counting the
    requests to this seat in that match: 1, 2, 3, ... (it says nothing about the other seats). The bot answers with exactly one Action echoing both. An Action
    whose (match_id, sequence) is not the match's outstanding request (stale, duplicate, unknown
@@ -59,6 +60,14 @@ Rules of the protocol:
    dead and reconnect. A bot may send Ping to keep proxies and NATs from closing the connection.
 9. Hidden information. Nothing a seat may not know is ever sent to it: not in an observation, an
    error message or a rejection reason. The match seed is never sent to a bot.
+10. Limits. A message whose bytes do not decode as a ConnectRequest, at any point of the stream,
+   ends it with status INVALID_ARGUMENT. Error details, ProtocolError and ActionRejected reasons
+   and match records repeat at most 80 characters of any value a client sent (longer values are
+   cut, saying their length; a recorded action is kept to 200 characters).
+11. Several seats. A match may seat the same bot more than once: it gets a MatchStarted and its
+   own ActionRequests for each seat, and answers each with an Action carrying that seat. Answers
+   are routed by (match_id, seat), so a sequence number need only be unique among one seat's
+   requests. A bot holding one seat of a match may leave Action.seat unset.
 """
 
 from arena.v1 import common_pb2 as _common_pb2
@@ -201,8 +210,9 @@ class Hello(_message.Message):
     """Free-form version of the client, for logs."""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The games this connection plays, by registry name (e.g. "5211"). Empty = every game the bot is
-        registered for.
+        """The games this connection plays, by registry name (e.g. "5211"): each must be one the bot is
+        registered for (RegisterBotRequest.games), or the stream is refused with INVALID_ARGUMENT,
+        naming the game. Empty = every game the bot is registered for.
         """
 
     def __init__(
@@ -231,24 +241,34 @@ class Action(_message.Message):
     MATCH_ID_FIELD_NUMBER: _builtins.int
     SEQUENCE_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match_id of the request being answered."""
     sequence: _builtins.int
     """The sequence of the request being answered, echoed unchanged."""
     text: _builtins.str
     """The action in the game's notation, e.g. "G3 Y1" for 5211 (one of the request's legal_actions)."""
+    seat: _builtins.int
+    """The seat of the request being answered (ActionRequest.seat), echoed unchanged. A bot may leave
+    it unset in a match where it holds one seat; in a match where it holds several (the same bot
+    seated twice), an Action without it is refused with a ProtocolError. Answers are routed by
+    (match_id, seat): a sequence number is unique only among one seat's requests.
+    """
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
         sequence: _builtins.int = ...,
         text: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "sequence", b"sequence", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "match_id", b"match_id", "seat", b"seat", "sequence", b"sequence", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___Action: _TypeAlias = Action  # noqa: Y015
 

@@ -14,7 +14,7 @@ The conversation:
                                      ◄──    Welcome {bot_name, keep_alive_interval}
                                      ◄──    MatchStarted {match_id, seat, ...}       (per match)
                                      ◄──    ActionRequest {match_id, sequence, ...}  (per decision)
-  Action {match_id, sequence, text}  ──►
+  Action {match_id, seat, text, ...} ──►
                                      ◄──    ActionRejected {...}                     (on a fault)
                                      ◄──    MatchEnded {match_id, outcome, ...}      (per match)
                                      ◄──    KeepAlive {server_time}                  (when idle)
@@ -25,9 +25,10 @@ Rules of the protocol:
 
 1. Hello first. The first message on the stream must be a Hello; the server answers Welcome, or
    ends the stream with status UNAUTHENTICATED (unknown token), INVALID_ARGUMENT (no Hello first,
-   or a game the bot is not registered for). A newer stream with the same token replaces an older
-   one: the server ends the older stream with status ABORTED and carries on with the newer. A
-   client should not reconnect after ABORTED: another connection of the same bot has taken over.
+   bytes that do not decode as a ConnectRequest, or a game the bot is not registered for). A
+   newer stream with the same token replaces an older one: the server ends the older stream with
+   status ABORTED and carries on with the newer. A client should not reconnect after ABORTED:
+   another connection of the same bot has taken over.
 2. Sequence and echo. Every ActionRequest carries the match_id and a sequence number counting the
    requests to this seat in that match: 1, 2, 3, ... (it says nothing about the other seats). The bot answers with exactly one Action echoing both. An Action
    whose (match_id, sequence) is not the match's outstanding request (stale, duplicate, unknown
@@ -59,6 +60,14 @@ Rules of the protocol:
    dead and reconnect. A bot may send Ping to keep proxies and NATs from closing the connection.
 9. Hidden information. Nothing a seat may not know is ever sent to it: not in an observation, an
    error message or a rejection reason. The match seed is never sent to a bot.
+10. Limits. A message whose bytes do not decode as a ConnectRequest, at any point of the stream,
+   ends it with status INVALID_ARGUMENT. Error details, ProtocolError and ActionRejected reasons
+   and match records repeat at most 80 characters of any value a client sent (longer values are
+   cut, saying their length; a recorded action is kept to 200 characters).
+11. Several seats. A match may seat the same bot more than once: it gets a MatchStarted and its
+   own ActionRequests for each seat, and answers each with an Action carrying that seat. Answers
+   are routed by (match_id, seat), so a sequence number need only be unique among one seat's
+   requests. A bot holding one seat of a match may leave Action.seat unset.
 """
 
 from arena.v1 import bot_pb2 as _bot_pb2

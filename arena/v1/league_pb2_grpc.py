@@ -69,6 +69,7 @@ class LeagueServiceServicer:
     def CreateLeague(self, request, context):
         """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
         Needs the admin token unless registration is open.
+        INVALID_ARGUMENT, naming the bot and the game, when a bot is not registered for its game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -38,6 +38,7 @@ class LeagueServiceStub:
     CreateLeague: _grpc.UnaryUnaryMultiCallable[_league_pb2.CreateLeagueRequest, _league_pb2.CreateLeagueResponse]
     """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
     Needs the admin token unless registration is open.
+    INVALID_ARGUMENT, naming the bot and the game, when a bot is not registered for its game.
     """
     GetLeague: _grpc.UnaryUnaryMultiCallable[_league_pb2.GetLeagueRequest, _league_pb2.GetLeagueResponse]
     """A league's spec and progress."""
@@ -61,6 +62,7 @@ class LeagueServiceAsyncStub(LeagueServiceStub):
     CreateLeague: _aio.UnaryUnaryMultiCallable[_league_pb2.CreateLeagueRequest, _league_pb2.CreateLeagueResponse]  # type: ignore[assignment]
     """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
     Needs the admin token unless registration is open.
+    INVALID_ARGUMENT, naming the bot and the game, when a bot is not registered for its game.
     """
     GetLeague: _aio.UnaryUnaryMultiCallable[_league_pb2.GetLeagueRequest, _league_pb2.GetLeagueResponse]  # type: ignore[assignment]
     """A league's spec and progress."""
@@ -87,6 +89,7 @@ class LeagueServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_league_pb2.CreateLeagueResponse, _abc.Awaitable[_league_pb2.CreateLeagueResponse]]:
         """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
         Needs the admin token unless registration is open.
+        INVALID_ARGUMENT, naming the bot and the game, when a bot is not registered for its game.
         """
 
     @_abc_1.abstractmethod

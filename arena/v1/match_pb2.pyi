@@ -3,9 +3,12 @@
 isort:skip_file
 Matches: starting them, listing them, watching them live, and their full records once finished.
 
-Errors (gRPC status codes): INVALID_ARGUMENT for an unknown game, a wrong number of bots, bad
-options or a bad deck; NOT_FOUND for an unknown match id or bot name; FAILED_PRECONDITION for a
-record asked for before its match has ended.
+Errors (gRPC status codes): INVALID_ARGUMENT for an unknown game, a wrong number of bots, a bot
+that is not registered (RegisterBot) for the match's game, bad options or a bad deck, a page_token
+the server did not give out, or a request whose bytes do not decode; NOT_FOUND for an unknown
+match id; FAILED_PRECONDITION for a record asked for before its match has ended. An error's
+details repeat at most 80 characters of any value the client sent (longer ones are cut, saying
+their length).
 """
 
 from arena.v1 import common_pb2 as _common_pb2
@@ -224,7 +227,9 @@ class ListMatchesRequest(_message.Message):
     page_size: _builtins.int
     """The most summaries to return; 0 = the server's default (50). The server may cap it."""
     page_token: _builtins.str
-    """The next_page_token of a previous response, to get the following page; empty = the first page."""
+    """The next_page_token of a previous response, passed back unchanged, to get the following page;
+    empty = the first page. Any other value is refused with INVALID_ARGUMENT.
+    """
     def __init__(
         self,
         *,

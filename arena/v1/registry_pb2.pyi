@@ -3,10 +3,16 @@
 isort:skip_file
 The bot registry: registering a bot gives it the secret token it connects with.
 
-Errors (gRPC status codes): INVALID_ARGUMENT for an empty or malformed name or an unknown game;
-ALREADY_EXISTS for a name already taken; NOT_FOUND for a bot that is not registered;
+Errors (gRPC status codes): INVALID_ARGUMENT for an empty or malformed name, an unknown game, or a
+request whose bytes do not decode; ALREADY_EXISTS for a name already taken, regardless of case
+("Alice" is taken once "alice" is registered); NOT_FOUND for a bot that is not registered;
 PERMISSION_DENIED for an admin call without the admin token (metadata
-`authorization: Bearer <token>`).
+`authorization: Bearer <token>`). An error's details repeat at most 80 characters of any value
+the client sent (longer ones are cut, saying their length).
+
+The games a bot registers for are kept with it and enforced: its Hello may name only those games
+(any other is refused with INVALID_ARGUMENT), and a match or league in another game that names it
+is refused with INVALID_ARGUMENT, naming the bot and the game.
 
 Tokens the arena makes start with `arena_` (never with '-', and recognisable to secret scanners).
 """
@@ -70,10 +76,15 @@ class RegisterBotRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The bot's unique name: 1 to 64 characters, letters, digits, '-', '_' and '.'."""
+    """The bot's unique name: 1 to 64 characters, letters, digits, '-', '_' and '.', starting with a
+    letter or digit; the whole value must match (no trailing newline or space). Unique regardless of
+    case.
+    """
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The games it will play, by registry name; empty = every game the arena has."""
+        """The games it will play, by registry name; empty = every game the arena has. An unknown game is
+        refused with INVALID_ARGUMENT and nothing is registered.
+        """
 
     def __init__(
         self,

@@ -3,10 +3,16 @@
 isort:skip_file
 The bot registry: registering a bot gives it the secret token it connects with.
 
-Errors (gRPC status codes): INVALID_ARGUMENT for an empty or malformed name or an unknown game;
-ALREADY_EXISTS for a name already taken; NOT_FOUND for a bot that is not registered;
+Errors (gRPC status codes): INVALID_ARGUMENT for an empty or malformed name, an unknown game, or a
+request whose bytes do not decode; ALREADY_EXISTS for a name already taken, regardless of case
+("Alice" is taken once "alice" is registered); NOT_FOUND for a bot that is not registered;
 PERMISSION_DENIED for an admin call without the admin token (metadata
-`authorization: Bearer <token>`).
+`authorization: Bearer <token>`). An error's details repeat at most 80 characters of any value
+the client sent (longer ones are cut, saying their length).
+
+The games a bot registers for are kept with it and enforced: its Hello may name only those games
+(any other is refused with INVALID_ARGUMENT), and a match or league in another game that names it
+is refused with INVALID_ARGUMENT, naming the bot and the game.
 
 Tokens the arena makes start with `arena_` (never with '-', and recognisable to secret scanners).
 """

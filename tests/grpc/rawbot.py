@@ -33,12 +33,15 @@ class RawBot:
         chooser: Chooser | None = None,
         capacity: int = 16,
         games: tuple[str, ...] = ("5211",),
+        echo_seat: bool = True,
     ) -> None:
         self.address = address
         self.token = token
         self.chooser = chooser or random_chooser()
         self.capacity = capacity
         self.games = games
+        self.echo_seat = echo_seat
+        """Whether Actions carry the request's seat (clients older than the field leave it unset)."""
         self.received: list[bot_pb2.ConnectResponse] = []
         self.ended: dict[str, bot_pb2.MatchEnded] = {}
         self.started: dict[str, bot_pb2.MatchStarted] = {}
@@ -65,10 +68,11 @@ class RawBot:
         while (message := await self.outbox.get()) is not None:
             yield message
 
-    def send_action(self, match_id: str, sequence: int, text: str) -> None:
-        self.outbox.put_nowait(
-            bot_pb2.ConnectRequest(action=bot_pb2.Action(match_id=match_id, sequence=sequence, text=text))
-        )
+    def send_action(self, match_id: str, sequence: int, text: str, seat: int | None = None) -> None:
+        action = bot_pb2.Action(match_id=match_id, sequence=sequence, text=text)
+        if seat is not None:
+            action.seat = seat
+        self.outbox.put_nowait(bot_pb2.ConnectRequest(action=action))
 
     async def run(self) -> None:
         async with grpc.aio.insecure_channel(self.address) as channel:
@@ -93,7 +97,7 @@ class RawBot:
             request = response.action_request
             text = self.chooser(request)
             if text is not None:
-                self.send_action(request.match_id, request.sequence, text)
+                self.send_action(request.match_id, request.sequence, text, request.seat if self.echo_seat else None)
         elif kind == "match_ended":
             async with self._match_ended:
                 self.ended[response.match_ended.match_id] = response.match_ended

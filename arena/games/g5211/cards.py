@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Iterable
 from typing import Final
 
-from arena.errors import InvalidActionError
+from arena.errors import InvalidActionError, echo
 
 
 class Colour(enum.IntEnum):
@@ -62,7 +62,7 @@ class Card(int):
         card = _BY_TEXT.get(text.strip().upper())
         if card is None:
             raise InvalidActionError(
-                f"invalid card {text!r}: expected a colour letter B, G, O, V or Y and a value 1-6, like 'G3'"
+                f"invalid card {echo(text)}: expected a colour letter B, G, O, V or Y and a value 1-6, like 'G3'"
             )
         return card
 
@@ -126,7 +126,7 @@ class Play:
         """Read a play such as ``"G3 Y1"`` (cards separated by spaces or commas)."""
         parts = text.replace(",", " ").split()
         if not parts:
-            raise InvalidActionError(f"invalid action {text!r}: no cards given")
+            raise InvalidActionError(f"invalid action {echo(text)}: no cards given")
         return cls.of(Card.parse(part) for part in parts)
 
     def __len__(self) -> int:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from arena.errors import GameSetupError, IllegalActionError, InvalidActionError
+from arena.errors import GameSetupError, IllegalActionError, InvalidActionError, clip
 from arena.games.base import Outcome, Seat, Termination
 from arena.games.g5211.cards import CARDS, Card, Play, format_cards, full_deck
 from arena.games.g5211.scoring import score_round
@@ -80,7 +80,7 @@ class Game5211:
             raise GameSetupError(f"unknown 5211 option(s) {sorted(unknown)}; known: {sorted(OPTIONS)}")
         long_game = opts.get("long_game", False)
         if not isinstance(long_game, bool):
-            raise GameSetupError(f"option long_game must be true or false, not {long_game!r}")
+            raise GameSetupError(f"option long_game must be true or false, not {clip(repr(long_game))}")
         cards = _shuffled_deck(seed, 1) if deck is None else _parse_deck(deck)
         zeros = (0,) * num_players
         return _deal(
@@ -122,23 +122,25 @@ class Game5211:
     def check_action(self, state: State, seat: Seat, action: object) -> Play:
         """Return ``action`` as a legal play of ``seat`` now, or raise saying exactly why not."""
         if state.finished:
-            raise IllegalActionError(f"illegal action {action!s} for seat {seat}: the match is over")
+            raise IllegalActionError(f"illegal action {clip(str(action))} for seat {seat}: the match is over")
         if not 0 <= seat < state.num_players:
-            raise IllegalActionError(f"illegal action {action!s}: seat {seat} is not to move")
+            raise IllegalActionError(f"illegal action {clip(str(action))}: seat {seat} is not to move")
         if not isinstance(action, Play):
-            raise InvalidActionError(f"invalid action {action!r}: expected a play of cards like 'G3 Y1'")
+            raise InvalidActionError(f"invalid action {clip(repr(action))}: expected a play of cards like 'G3 Y1'")
         where = f"for seat {seat} in round {state.round}, turn {state.turn + 1}"
         count = CARDS_PER_TURN[state.turn]
         if len(action.cards) != count:
             raise IllegalActionError(
-                f"illegal action {action!s} {where}: lay exactly {_cards(count)}, not {len(action.cards)}"
+                f"illegal action {clip(str(action))} {where}: lay exactly {_cards(count)}, not {len(action.cards)}"
             )
         hand = state.hands[seat]
         for card, wanted in Counter(action.cards).items():
             held = hand.count(card)
             if held < wanted:
                 problem = f"{card} is not in your hand" if held == 0 else f"your hand holds {held} {card}, not {wanted}"
-                raise IllegalActionError(f"illegal action {action!s} {where}: {problem} ({format_cards(hand)})")
+                raise IllegalActionError(
+                    f"illegal action {clip(str(action))} {where}: {problem} ({format_cards(hand)})"
+                )
         return action
 
     # -- playing ----------------------------------------------------------------------------------

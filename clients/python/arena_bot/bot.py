@@ -4,8 +4,9 @@ What ``run`` handles (see proto/arena/v1/bot.proto for the protocol itself):
 
 - dials the arena, sends ``Hello`` with the token, the games and the concurrency you chose;
 - answers every ``ActionRequest`` in its own task (a plain ``act`` runs in a thread pool, an
-  ``async def act`` on the event loop), echoing the match id and sequence number;
-- drops work on requests that a newer request for the same match has superseded;
+  ``async def act`` on the event loop), echoing the match id, the seat and the sequence number
+  (a match may seat the same bot more than once: each seat is played on its own);
+- drops work on requests that a newer request for the same seat has superseded;
 - sends ``Ping`` at the server's keep-alive interval, and treats a stream silent for three
   intervals as dead;
 - logs rejections and protocol errors, calls ``on_match_start`` / ``on_match_end``;
@@ -38,6 +39,9 @@ from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2
 from arena_bot.types import MatchInfo, MatchResult, Turn
 
 log = logging.getLogger("arena_bot")
+
+SeatKey = tuple[str, int]
+"""One seat the bot plays: (match id, seat index)."""
 
 CLIENT_NAME: Final = "arena-bot"
 CLIENT_VERSION: Final = "0.1.0"
@@ -233,13 +237,14 @@ class _Runner:
         )
         self.call: grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse] | None = None
         self.write_lock = asyncio.Lock()
-        self.matches: dict[str, MatchInfo] = {}
-        self.latest: dict[str, int] = {}
-        """The newest request sequence seen per match."""
-        self.tasks: dict[str, tuple[int, asyncio.Task[None]]] = {}
-        """The decision being worked on per match, with its sequence."""
-        self.answers: dict[str, tuple[int, str, object]] = {}
-        """The last answer per match and the stream it went out on, for when the server resends."""
+        # Everything per match is kept per (match id, seat): a match may seat the bot more than once.
+        self.matches: dict[SeatKey, MatchInfo] = {}
+        self.latest: dict[SeatKey, int] = {}
+        """The newest request sequence seen per seat."""
+        self.tasks: dict[SeatKey, tuple[int, asyncio.Task[None]]] = {}
+        """The decision being worked on per seat, with its sequence."""
+        self.answers: dict[SeatKey, tuple[int, str, object]] = {}
+        """The last answer per seat and the stream it went out on, for when the server resends."""
         self.ended = 0
         self.is_async_act = inspect.iscoroutinefunction(bot.act)
         self.silence: float | None = 30.0
@@ -433,8 +438,8 @@ class _Runner:
     async def _dispatch(self, response: bot_pb2.ConnectResponse, kind: str | None) -> None:
         if kind == "match_started":
             info = MatchInfo.from_proto(response.match_started)
-            first = info.match_id not in self.matches
-            self.matches[info.match_id] = info
+            first = (info.match_id, info.seat) not in self.matches
+            self.matches[info.match_id, info.seat] = info
             if first:
                 log.info("match %s started: %s, seat %d of %s", info.match_id, info.game, info.seat, info.bot_names)
                 await _call_hook(self.bot.on_match_start, info)
@@ -452,41 +457,45 @@ class _Runner:
 
     def _on_request(self, request: bot_pb2.ActionRequest) -> None:
         match_id, sequence = request.match_id, request.sequence
-        latest = self.latest.get(match_id)
+        key = (match_id, request.seat)
+        latest = self.latest.get(key)
         if latest is not None and sequence < latest:
             log.debug("match %s: ignoring stale request %d (have %d)", match_id, sequence, latest)
             return
         if sequence == latest:
             # The server resent the request (after a reconnect): answer again, or let the running
             # decision answer when it is done.
-            answer = self.answers.get(match_id)
+            answer = self.answers.get(key)
             if answer is not None and answer[0] == sequence:
                 if answer[2] is not _IN_FLIGHT and answer[2] is not self.call:  # not sent on this stream
-                    self._spawn(self._answer(match_id, sequence, answer[1]))
+                    self._spawn(self._answer(key, sequence, answer[1]))
                 return
-            running = self.tasks.get(match_id)
+            running = self.tasks.get(key)
             if running is not None and running[0] == sequence and not running[1].done():
                 return
-        self.latest[match_id] = sequence
-        previous = self.tasks.pop(match_id, None)
+        self.latest[key] = sequence
+        previous = self.tasks.pop(key, None)
         if previous is not None and not previous[1].done():
             log.debug("match %s: request %d supersedes %d", match_id, sequence, previous[0])
             previous[1].cancel()
-        turn = Turn.from_proto(request, self.matches.get(match_id), received_at=time.monotonic())
-        self.tasks[match_id] = (sequence, self._spawn(self._decide(turn)))
+        turn = Turn.from_proto(request, self.matches.get(key), received_at=time.monotonic())
+        self.tasks[key] = (sequence, self._spawn(self._decide(turn)))
 
     def _spawn(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
         return asyncio.ensure_future(coroutine)
 
-    async def _answer(self, match_id: str, sequence: int, text: str) -> None:
-        """Send an answer and remember it (and where it went) for a resent request."""
-        self.answers[match_id] = (sequence, text, _IN_FLIGHT)
-        request = bot_pb2.ConnectRequest(action=bot_pb2.Action(match_id=match_id, sequence=sequence, text=text))
+    async def _answer(self, key: SeatKey, sequence: int, text: str) -> None:
+        """Send an answer (echoing the match, the seat and the sequence) and remember it (and where it
+        went) for a resent request."""
+        match_id, seat = key
+        self.answers[key] = (sequence, text, _IN_FLIGHT)
+        action = bot_pb2.Action(match_id=match_id, seat=seat, sequence=sequence, text=text)
+        request = bot_pb2.ConnectRequest(action=action)
         sent_on = await self._send(request)
         if sent_on is None and self.call is not None:
             sent_on = await self._send(request)  # the stream it was meant for died; a new one is up
-        if self.answers.get(match_id, (None,))[0] == sequence:
-            self.answers[match_id] = (sequence, text, sent_on)
+        if self.answers.get(key, (None,))[0] == sequence:
+            self.answers[key] = (sequence, text, sent_on)
         if sent_on is None:
             log.info("match %s: answer to %d kept for the reconnect", match_id, sequence)
 
@@ -510,23 +519,25 @@ class _Runner:
                 result = turn.legal_actions[0]
                 log.warning("match %s, request %d: answering %r instead", turn.match_id, turn.sequence, result)
             text = str(result)
-            if self.latest.get(turn.match_id) != turn.sequence:
+            key = (turn.match_id, turn.seat)
+            if self.latest.get(key) != turn.sequence:
                 log.debug("match %s: dropping the answer to superseded request %d", turn.match_id, turn.sequence)
                 return
-            await self._answer(turn.match_id, turn.sequence, text)
+            await self._answer(key, turn.sequence, text)
         finally:
-            current = self.tasks.get(turn.match_id)
+            current = self.tasks.get((turn.match_id, turn.seat))
             if current is not None and current[0] == turn.sequence and current[1] is asyncio.current_task():
-                del self.tasks[turn.match_id]
+                del self.tasks[turn.match_id, turn.seat]
 
     async def _on_end(self, message: bot_pb2.MatchEnded) -> None:
         match_id = message.match_id
-        running = self.tasks.pop(match_id, None)
+        key = (match_id, message.seat)
+        running = self.tasks.pop(key, None)
         if running is not None:
             running[1].cancel()
-        self.latest.pop(match_id, None)
-        self.answers.pop(match_id, None)
-        result = MatchResult.from_proto(message, self.matches.pop(match_id, None))
+        self.latest.pop(key, None)
+        self.answers.pop(key, None)
+        result = MatchResult.from_proto(message, self.matches.pop(key, None))
         log.info("match %s ended: placing %s, score %s", match_id, result.placing, result.score)
         await _call_hook(self.bot.on_match_end, result)
         self.ended += 1

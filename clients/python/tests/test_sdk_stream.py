@@ -88,6 +88,31 @@ async def test_hello_then_one_action_echoes_match_and_sequence(arena: Arena) -> 
     assert [m.match_id for m in bot.started] == ["m1"]
 
 
+async def test_two_seats_of_one_match_are_played_apart_and_each_answer_echoes_its_seat(arena: Arena) -> None:
+    bot = RecordingBot()
+    state = next(states())
+    async with running(bot, arena.address):
+        peer = await arena.service.next_peer()
+        await peer.welcome()
+        await peer.send(match_started=match_started("m1", seat=0))
+        await peer.send(match_started=match_started("m1", seat=2))
+        # Sequence numbers count each seat's requests: both seats get a request 1.
+        await peer.send(action_request=action_request("m1", 1, state, seat=0))
+        await peer.send(action_request=action_request("m1", 1, state, seat=2))
+        actions = [await peer.recv_kind("action"), await peer.recv_kind("action")]
+        assert sorted((a.match_id, a.seat, a.sequence) for a in actions) == [("m1", 0, 1), ("m1", 2, 1)]
+        assert all(a.HasField("seat") for a in actions)
+        await peer.send(match_ended=match_ended("m1", seat=0))
+        await peer.send(match_ended=match_ended("m1", seat=2))
+        for _ in range(100):
+            if len(bot.ended) == 2:
+                break
+            await asyncio.sleep(0.01)
+    assert sorted(m.seat for m in bot.started) == [0, 2]
+    assert sorted(t.seat for t in bot.turns) == [0, 2]
+    assert len(bot.ended) == 2
+
+
 async def test_a_superseded_request_is_not_answered(arena: Arena) -> None:
     release = asyncio.Event()
 
