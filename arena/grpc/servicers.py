@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from arena import __version__
 from arena.games.registry import GAMES
@@ -21,6 +23,14 @@ from arena.grpc.errors import status_for
 from arena.node import ArenaNode
 from arena.service.auth import AuthError
 from arena.service.leagues import LeagueService, LeaguesUnavailableError, new_league_id
+from arena.service.limits import (
+    HelloRefusal,
+    LimitExceededError,
+    Lockout,
+    PeerCounter,
+    TokenBucket,
+    peer_address,
+)
 from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive, TooManyErrorsError
 from arena.v1 import (
     bot_pb2,
@@ -37,8 +47,6 @@ from arena.v1 import (
 from arena.wire import common as wire_common
 
 log = logging.getLogger(__name__)
-
-HELLO_TIMEOUT_SECONDS = 10.0
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -76,6 +84,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
 
     def __init__(self, node: ArenaNode) -> None:
         self.node = node
+        limits = node.limits
+        self._pending = PeerCounter(limits.max_pending_hellos, limits.max_pending_hellos_per_peer)
+        self._lockout = Lockout(limits.hello_failures, limits.lockout_seconds)
 
     async def Connect(  # type: ignore[override]  # noqa: N802 - gRPC name; writes via context.write
         self,
@@ -87,18 +98,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         Written with ``context.write`` rather than as a generator: one coroutine per stream, no
         generator layers between the outbox and the wire (the hot path of every decision).
         """
-        requests = aiter(request_iterator)
-        try:
-            first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT_SECONDS)
-        except (TimeoutError, StopAsyncIteration):
-            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
-        if first.WhichOneof("kind") != "hello":
-            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
-        hello = first.hello
-        try:
-            name = await self.node.registry.authenticate(hello.token)
-        except Exception as error:
-            await self._abort(context, status_for(error) or grpc.StatusCode.INTERNAL, str(error))
+        requests, name, hello = await self._hello(request_iterator, context)
         unknown = sorted(set(hello.games) - set(GAMES))
         if unknown:
             await self._abort(
@@ -121,7 +121,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 )
             )
         )
-        reader = asyncio.create_task(self._read(requests, connection))
+        pings = TokenBucket(self.node.limits.pings_per_second, self.node.limits.ping_burst)
+        reader = asyncio.create_task(self._read(requests, connection, pings))
         keep_alive = asyncio.create_task(connection.keep_alive(self.node.keep_alive_seconds))
         recheck = asyncio.create_task(self._recheck(hello.token, connection))
         outbox, write, wall = connection.outbox, context.write, self.node.clock.wall
@@ -158,14 +159,80 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             except Exception as error:  # the store is down: keep the bot; the next check decides
                 log.warning("token recheck failed: %s", error)
 
+    async def _hello(
+        self, request_iterator: AsyncIterator[bot_pb2.ConnectRequest], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> tuple[AsyncIterator[bot_pb2.ConnectRequest], str, bot_pb2.Hello]:
+        """Read and check the Hello under the limits; returns the requests after it, the bot's name, its Hello.
+
+        Refusals are counted in ``arena_hello_refused_total`` rather than logged, so a flood of
+        them costs no log volume. A bad token or a message that is not a Hello counts against the
+        peer's lockout (guessing); silence does not (the cap on streams awaiting a Hello bounds it).
+        """
+        peer = peer_address(context.peer())
+        limits, now = self.node.limits, self.node.clock.now()
+        wait = self._lockout.locked_for(peer, now)
+        if wait > 0:
+            await self._refuse(
+                context,
+                HelloRefusal.LOCKED_OUT,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many refused Hellos from your address: try again in {math.ceil(wait)} s",
+            )
+        try:
+            self._pending.acquire(peer)
+        except LimitExceededError as error:
+            await self._refuse(context, HelloRefusal.TOO_MANY_PENDING, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
+        not_hello = (HelloRefusal.NOT_HELLO, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        refusal: tuple[HelloRefusal, grpc.StatusCode, str] | None = None
+        requests = aiter(request_iterator)
+        try:
+            first = await asyncio.wait_for(anext(requests), limits.hello_timeout_seconds)
+            if first.WhichOneof("kind") != "hello":
+                refusal = not_hello
+            else:
+                name = await self.node.registry.authenticate(first.hello.token)
+        except TimeoutError:
+            refusal = (
+                HelloRefusal.TIMEOUT,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"no Hello within {limits.hello_timeout_seconds:g} s: the first message must be a Hello",
+            )
+        except StopAsyncIteration:
+            refusal = not_hello
+        except DecodeError:
+            refusal = (
+                HelloRefusal.UNDECODABLE,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "the first message does not decode as a ConnectRequest: it must be a Hello",
+            )
+        except AuthError as error:
+            refusal = (HelloRefusal.BAD_TOKEN, status_for(error) or grpc.StatusCode.UNAUTHENTICATED, str(error))
+        finally:
+            self._pending.release(peer)
+        if refusal is not None:
+            if refusal[0] is not HelloRefusal.TIMEOUT:  # silence is bounded by the cap, not punished
+                self._lockout.failed(peer, self.node.clock.now())
+            await self._refuse(context, *refusal)
+        self._lockout.succeeded(peer)
+        return requests, name, first.hello
+
+    async def _refuse(
+        self, context: grpc.aio.ServicerContext[Any, Any], why: HelloRefusal, code: grpc.StatusCode, details: str
+    ) -> None:
+        if self.node.metrics is not None:
+            self.node.metrics.hello_refused.labels(why.value).inc()
+        await self._abort(context, code, details)
+
     async def _abort(self, context: grpc.aio.ServicerContext[Any, Any], code: grpc.StatusCode, details: str) -> None:
         """End the bot stream with an error status, counted in the metrics."""
         if self.node.metrics is not None:
             self.node.metrics.grpc_error("Connect", code)
         await context.abort(code, details)
 
-    async def _read(self, requests: AsyncIterator[bot_pb2.ConnectRequest], connection: Connection) -> None:
-        session = connection.session
+    async def _read(
+        self, requests: AsyncIterator[bot_pb2.ConnectRequest], connection: Connection, pings: TokenBucket
+    ) -> None:
+        session, clock = connection.session, self.node.clock
         try:
             async for request in requests:
                 kind = request.WhichOneof("kind")
@@ -173,7 +240,14 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     action = request.action
                     session.on_action(connection, action.match_id, action.sequence, action.text)
                 elif kind == "ping":
-                    continue
+                    if not pings.take(clock.now()):
+                        if self.node.metrics is not None:
+                            self.node.metrics.client_errors.labels("ping_flood").inc()
+                        limits = self.node.limits
+                        connection.close(
+                            f"more than {limits.ping_burst} pings at once or {limits.pings_per_second:g} a second"
+                        )
+                        return
                 else:
                     why = "Hello was already sent" if kind == "hello" else "empty message"
                     session.on_protocol_error(connection, why)
