@@ -25,6 +25,7 @@ from arena.queue.worker import RefereeWorker
 from arena.referee.clock import MonotonicClock
 from arena.service.auth import BotRegistry, new_token
 from arena.service.leagues import LeagueService
+from arena.service.limits import Limits
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
@@ -57,6 +58,8 @@ class ServeConfig:
     hostname-pid. A node restarted under the same name takes back the work it held."""
     lease_seconds: float = 30.0
     """A queued match held by a node silent this long is taken over by another."""
+    limits: Limits = dataclasses.field(default_factory=Limits)
+    """What clients may ask of the node."""
 
 
 @dataclasses.dataclass
@@ -171,6 +174,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         clock=clock,
         keep_alive_seconds=config.keep_alive_seconds,
         metrics=metrics,
+        limits=config.limits,
     )
     node.leagues = leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays)
     node.watch_gauges()

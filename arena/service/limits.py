@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import resource
 from collections import OrderedDict
 from typing import Any
 
@@ -70,6 +71,27 @@ class Limits:
 
 
 MAX_LOCKOUT_SECONDS = 3600.0
+RESERVED_FILES = 256
+"""Open files kept free of connections: Redis, logs, the metrics endpoint, the node's own calls."""
+
+
+def raise_open_files_limit(max_connections: int) -> int:
+    """Raise RLIMIT_NOFILE's soft limit to the hard one; returns it. ``ValueError`` when
+    ``max_connections`` does not fit below it with ``RESERVED_FILES`` to spare."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass  # keep the soft limit we have
+    if max_connections > soft - RESERVED_FILES:
+        raise ValueError(
+            f"--max-connections {max_connections} does not fit the open-files limit ({soft}, keeping "
+            f"{RESERVED_FILES} spare): lower it to {max(1, soft - RESERVED_FILES)} or raise 'ulimit -n'"
+        )
+    return soft
 
 
 def peer_address(peer: str) -> str:
