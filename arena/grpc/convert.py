@@ -12,8 +12,8 @@ from arena.referee.record import MatchRecord
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo, LeagueState
-from arena.service.matches import MatchInfo
 from arena.service.sessions import Outgoing, ProtocolError, Relayed
+from arena.store.match_index import MatchInfo
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
 

@@ -31,7 +31,9 @@ from arena.service.limits import (
     TokenBucket,
     peer_address,
 )
+from arena.service.matches import ListPosition
 from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive, TooManyErrorsError
+from arena.store.match_index import MatchQuery
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
@@ -47,6 +49,9 @@ from arena.v1 import (
 from arena.wire import common as wire_common
 
 log = logging.getLogger(__name__)
+
+MAX_PAGE_SIZE = 500
+"""The most summaries one ListMatches answer holds, whatever the page size asked."""
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -298,20 +303,17 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         self, request: match_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> match_pb2.ListMatchesResponse:
         """Running and recent matches, newest first, filtered."""
-        page_size = min(request.page_size or 50, 500)
-        offset = int(request.page_token) if request.page_token.isdigit() else 0
-        infos = await self.node.matches.summaries(offset + page_size + 1)
-        summaries = [convert.summary_to_proto(info) for info in infos]
-        wanted = [
-            s
-            for s in summaries
-            if (not request.game or s.game == request.game)
-            and (not request.bot_name or request.bot_name in s.bot_names)
-            and (request.state in (match_pb2.MATCH_STATE_UNSPECIFIED, s.state))
-        ]
-        page = wanted[offset : offset + page_size]
-        more = len(wanted) > offset + page_size
-        return match_pb2.ListMatchesResponse(matches=page, next_page_token=str(offset + page_size) if more else "")
+        page_size = min(request.page_size or 50, MAX_PAGE_SIZE)
+        after = ListPosition.parse(request.page_token) if request.page_token else None
+        states = {match_pb2.MATCH_STATE_RUNNING: True, match_pb2.MATCH_STATE_FINISHED: False}
+        query = MatchQuery(request.game, request.bot_name, states.get(request.state))
+        infos = await self.node.matches.summaries(query, after, page_size + 1)
+        page = infos[:page_size]
+        more = len(infos) > page_size
+        return match_pb2.ListMatchesResponse(
+            matches=[convert.summary_to_proto(info) for info in page],
+            next_page_token=ListPosition.after(page[-1]).token() if more else "",
+        )
 
     async def WatchMatch(  # noqa: N802
         self, request: match_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
