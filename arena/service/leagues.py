@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import enum
 import secrets
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -27,6 +27,9 @@ from arena.store.leagues import LeagueStore
 
 MAX_REQUEST_ID = 128
 """Characters of a create request's id that count."""
+
+TABLE_CACHE_SIZE = 64
+"""Fitted league tables kept (one per league version asked)."""
 
 
 class LeagueNotFoundError(ArenaError, KeyError):
@@ -131,6 +134,10 @@ class LeagueService:
         self.clock = clock
         self.check_bots = check_bots
         """Refuses bots that are not registered (for the game); None: any name is taken."""
+        self._tables: OrderedDict[tuple[str, int], asyncio.Future[tuple[LeagueTable, dict[str, float]]]]
+        self._tables = OrderedDict()
+        """Tables and ratings by (league id, results stored): a league's results only grow, so the
+        count is its version."""
 
     async def create(
         self, spec: LeagueSpec, time_control: TimeControl, name: str = "", request_id: str = ""
@@ -198,11 +205,35 @@ class LeagueService:
         replaying them in the order they were stored), so neither can miss a result.
 
         Only whole deals count: a duplicate deal's results are left out until all its rotations are in.
+        Both are computed once per league version (its count of stored results, which only grows),
+        off the event loop, and kept for the last ``TABLE_CACHE_SIZE`` versions asked of any league;
+        callers asking at once share one computation.
         """
         info = await self.get(league_id)
-        results = [MatchResult.from_dict(r) for r in await self.store.results(league_id)]
-        if info.spec.duplicate:
-            per_deal = Counter(r.deal_id for r in results)
-            results = [r for r in results if per_deal[r.deal_id] >= info.spec.players_per_match]
-        table = LeagueTable.from_results(results, info.spec.bots)
-        return info, table, EloLadder.from_results(results).ratings
+        version = (league_id, info.progress.done)
+        board = self._tables.get(version)
+        if board is None:
+            board = asyncio.ensure_future(self._fit(info, info.progress.done))
+            self._tables[version] = board
+            while len(self._tables) > TABLE_CACHE_SIZE:
+                self._tables.popitem(last=False)
+        else:
+            self._tables.move_to_end(version)
+        try:
+            table, elo = await asyncio.shield(board)
+        except Exception:
+            self._tables.pop(version, None)
+            raise
+        return info, table, elo
+
+    async def _fit(self, info: LeagueInfo, count: int) -> tuple[LeagueTable, dict[str, float]]:
+        stored = (await self.store.results(info.league_id))[:count]
+
+        def fit() -> tuple[LeagueTable, dict[str, float]]:
+            results = [MatchResult.from_dict(r) for r in stored]
+            if info.spec.duplicate:
+                per_deal = Counter(r.deal_id for r in results)
+                results = [r for r in results if per_deal[r.deal_id] >= info.spec.players_per_match]
+            return LeagueTable.from_results(results, info.spec.bots), EloLadder.from_results(results).ratings
+
+        return await asyncio.to_thread(fit)
