@@ -35,9 +35,9 @@ class ArenaNode:
     """What clients may ask of this node (connections, Hellos, pings, registrations, league sizes)."""
 
     def check_admin(self, token: str | None) -> None:
-        """Admin calls (register, start matches) need the admin token unless registration is open."""
-        if not self.registry.open_registration:
-            self.registry.check_admin(token)
+        """Starting matches and leagues needs the admin token, open registration or not: open
+        registration lets anyone register a bot, not seat other people's bots."""
+        self.registry.check_admin(token)
 
     @classmethod
     def in_memory(

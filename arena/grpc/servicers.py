@@ -28,6 +28,7 @@ from arena.service.limits import (
     LimitExceededError,
     Lockout,
     PeerCounter,
+    RateLimiter,
     TokenBucket,
     peer_address,
 )
@@ -335,13 +336,17 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
 
     def __init__(self, node: ArenaNode) -> None:
         self.node = node
+        self._registrations = RateLimiter(node.limits.registrations_per_minute)
 
     @translate_errors
     async def RegisterBot(  # noqa: N802
         self, request: registry_pb2.RegisterBotRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> registry_pb2.RegisterBotResponse:
-        """Register a bot; its token is returned once."""
-        token = await self.node.registry.register(request.name, admin_token(context))
+        """Register a bot; its token is returned once. Without the admin token, rate-limited per address."""
+        admin = admin_token(context)
+        if not self.node.registry.is_admin(admin):
+            self._registrations.check(peer_address(context.peer()), self.node.clock.now(), "bot registrations")
+        token = await self.node.registry.register(request.name, admin)
         return registry_pb2.RegisterBotResponse(
             bot=registry_pb2.Bot(name=request.name, games=list(request.games) or sorted(GAMES)), token=token
         )

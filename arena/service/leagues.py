@@ -18,11 +18,12 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.league.elo import EloLadder
 from arena.league.result import MatchResult
-from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, league_tables, schedule_league
+from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, match_count, schedule_league
 from arena.league.table import LeagueTable
 from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
+from arena.service.limits import Limits
 from arena.store.leagues import LeagueStore
 
 MAX_REQUEST_ID = 128
@@ -43,11 +44,7 @@ class LeaguesUnavailableError(ArenaError):
     """The node runs without Redis, so it has no leagues."""
 
 
-MAX_LEAGUE_BOTS = 256
-"""The most bots a league may name (each is looked up in the registry)."""
 MAX_GAMES_PER_PAIRING = 10_000
-MAX_LEAGUE_MATCHES = 100_000
-"""The most matches one league may schedule."""
 
 BotCheck = Callable[[Sequence[str], str], Awaitable[None]]
 """Raises unless every bot named is registered for the game (``BotRegistry.check_plays``)."""
@@ -106,18 +103,18 @@ class LeagueInfo:
     progress: LeagueProgress
 
 
-def check_size(spec: LeagueSpec) -> None:
-    """Raise ``LeagueSpecError`` if the league is too big to schedule (see ``LeagueService.create``)."""
-    if len(spec.bots) > MAX_LEAGUE_BOTS:
-        raise LeagueSpecError(f"a league of {len(spec.bots)} bots is too big: at most {MAX_LEAGUE_BOTS}")
+def check_size(spec: LeagueSpec, limits: Limits) -> None:
+    """Raise ``LeagueSpecError`` if the league is too big to schedule (see ``LeagueService.create``);
+    the match count is arithmetic on the spec (``match_count``), so nothing is scheduled to find out."""
+    if len(spec.bots) > limits.max_league_bots:
+        raise LeagueSpecError(f"a league of {len(spec.bots)} bots is too big: at most {limits.max_league_bots}")
     if spec.games_per_pairing > MAX_GAMES_PER_PAIRING:
         raise LeagueSpecError(
             f"games per pairing must be at most {MAX_GAMES_PER_PAIRING}, not {spec.games_per_pairing}"
         )
-    rotations = spec.players_per_match if spec.duplicate else 1
-    count = len(league_tables(spec)) * spec.games_per_pairing * rotations
-    if count > MAX_LEAGUE_MATCHES:
-        raise LeagueSpecError(f"a league of {count} matches is too big: at most {MAX_LEAGUE_MATCHES}")
+    count = match_count(spec)
+    if count > limits.max_league_matches:
+        raise LeagueSpecError(f"a league of {count} matches is too big: at most {limits.max_league_matches}")
 
 
 def new_league_id() -> str:
@@ -128,12 +125,21 @@ def new_league_id() -> str:
 class LeagueService:
     """Create and follow leagues."""
 
-    def __init__(self, store: LeagueStore, queue: MatchQueue, clock: Clock, check_bots: BotCheck | None = None) -> None:
+    def __init__(
+        self,
+        store: LeagueStore,
+        queue: MatchQueue,
+        clock: Clock,
+        check_bots: BotCheck | None = None,
+        limits: Limits | None = None,
+    ) -> None:
         self.store = store
         self.queue = queue
         self.clock = clock
         self.check_bots = check_bots
         """Refuses bots that are not registered (for the game); None: any name is taken."""
+        self.limits = limits or Limits()
+        """The largest league (bots, matches) it schedules."""
         self._tables: OrderedDict[tuple[str, int], asyncio.Future[tuple[LeagueTable, dict[str, float]]]]
         self._tables = OrderedDict()
         """Tables and ratings by (league id, results stored): a league's results only grow, so the
@@ -147,10 +153,11 @@ class LeagueService:
         the league that request made, so a client may retry a create whose answer it did not get.
 
         Refused (``LeagueSpecError``, or the bot check's error) with nothing stored: more than
-        ``MAX_LEAGUE_BOTS`` bots, more than ``MAX_GAMES_PER_PAIRING`` games a pairing, more than
-        ``MAX_LEAGUE_MATCHES`` matches, or a bot not registered for the game.
+        ``limits.max_league_bots`` bots, more than ``MAX_GAMES_PER_PAIRING`` games a pairing, more than
+        ``limits.max_league_matches`` matches (counted from the spec, before anything is scheduled),
+        or a bot not registered for the game.
         """
-        check_size(spec)
+        check_size(spec, self.limits)
         if self.check_bots is not None:
             await self.check_bots(spec.bots, spec.game)
         # Scheduling a large league takes a while: off the event loop.

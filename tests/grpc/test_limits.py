@@ -17,7 +17,16 @@ import pytest
 from arena.grpc.server import start_server
 from arena.node import ArenaNode
 from arena.service.limits import Limits
-from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2
+from arena.v1 import (
+    bot_pb2,
+    bot_pb2_grpc,
+    common_pb2,
+    league_pb2,
+    league_pb2_grpc,
+    match_pb2,
+    registry_pb2,
+    registry_pb2_grpc,
+)
 from tests.grpc.harness import ADMIN, Arena, eventually
 from tests.grpc.rawbot import RawBot
 
@@ -258,3 +267,30 @@ async def test_undecodable_first_messages_are_counted_not_logged_each(count: int
                         pass
                 assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert refused(arena, "undecodable") == count
+
+
+async def test_open_registration_is_rate_limited_and_grants_no_matches_or_leagues() -> None:
+    async with limited_arena(registrations_per_minute=3) as arena:
+        arena.node.registry.open_registration = True
+        registry = registry_pb2_grpc.RegistryServiceStub(arena.channel)
+        for i in range(3):
+            await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=f"open{i}"))
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await registry.RegisterBot(registry_pb2.RegisterBotRequest(name="open3"))
+        assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "more than 3 bot registrations a minute from your address" in (raised.value.details() or "")
+        assert await arena.node.registry.names() == ["open0", "open1", "open2"]
+        for i in range(5):  # the admin is not rate-limited
+            await arena.register(f"admin{i}")
+        for name in ("mine", "yours"):
+            await arena.connect(name)
+        request = match_pb2.StartMatchRequest(game="5211", bot_names=["mine", "yours"])
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await arena.matches.StartMatch(request)
+        assert raised.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await league_pb2_grpc.LeagueServiceStub(arena.channel).CreateLeague(
+                league_pb2.CreateLeagueRequest(spec=league_pb2.LeagueSpec(game="5211", bot_names=["mine", "yours"]))
+            )
+        assert raised.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert not arena.node.matches.running
