@@ -55,7 +55,8 @@ async def test_the_leaderboard_is_fitted_once_per_league_version(
         match = await leagues.store.match("Lcache", f"Lcache.{i:05d}")
         assert match is not None
         result = MatchResult(match["match_id"], tuple(match["bots"]), (10, 5), (1, 2), timeouts=(0, 0))
-        assert await leagues.store.record_result("Lcache", match["match_id"], result.to_dict())
+        stored, _ = await leagues.store.record_result("Lcache", match["match_id"], match["deal_id"], result.to_dict())
+        assert stored
 
     first = await asyncio.gather(*(board() for _ in range(20)))
     assert fits == [0]
