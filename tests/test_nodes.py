@@ -92,7 +92,8 @@ async def test_nodes_beat_and_a_league_survives_repeated_node_kills(redis7: Embe
 def serve_twin(redis_url: str, node_id: str, data: Path) -> subprocess.CompletedProcess[str]:
     """``arena serve`` with ``node_id`` on another port, run until it exits (or 30 s)."""
     command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{free_port()}"]
-    command += ["--redis", redis_url, "--node-id", node_id, "--open-registration", "--data-dir", str(data)]
+    command += ["--redis", redis_url, "--node-id", node_id, "--open-registration", "--admin-token", ADMIN]
+    command += ["--data-dir", str(data)]
     command += ["--metrics-address", "", "--log-format", "text", "--lease-seconds", "1"]
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=30)
 
