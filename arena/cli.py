@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import sys
 import traceback
@@ -41,6 +42,7 @@ def _serve(args: argparse.Namespace) -> int:
     from arena.grpc.server import TlsFiles
     from arena.launch import READY
     from arena.server import ServeConfig, serve
+    from arena.service.limits import Limits, raise_open_files_limit
 
     logs.configure(args.log_level, json_format=args.log_format == "json")
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -50,6 +52,12 @@ def _serve(args: argparse.Namespace) -> int:
         print("arena serve: --tls-client-ca needs --tls-cert and --tls-key", file=sys.stderr)
         return 2
     client_ca = Path(args.tls_client_ca) if args.tls_client_ca else None
+    try:
+        limits = Limits(**{field.name: getattr(args, field.name) for field in dataclasses.fields(Limits)})
+        raise_open_files_limit(limits.max_connections)
+    except ValueError as error:
+        print(f"arena serve: {error}", file=sys.stderr)
+        return 2
     config = ServeConfig(
         address=args.address,
         redis_url=args.redis,
@@ -61,6 +69,7 @@ def _serve(args: argparse.Namespace) -> int:
         metrics_address=args.metrics_address or None,
         node_id=args.node_id,
         lease_seconds=args.lease_seconds,
+        limits=limits,
     )
 
     def ready(node: object) -> None:
@@ -309,6 +318,16 @@ def _at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+def _limit_options(parser: argparse.ArgumentParser) -> None:
+    from arena.service.limits import Limits
+
+    group = parser.add_argument_group("limits", "what clients may ask of the node (README, Limits)")
+    for field in dataclasses.fields(Limits):
+        flag = "--" + field.name.replace("_", "-")
+        kind = int if field.type in (int, "int") else float
+        group.add_argument(flag, type=kind, default=field.default, help=f"{field.metadata['help']} (%(default)s)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = _Parser(prog="arena", description="The arena: bots play card games over gRPC.")
@@ -334,7 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--redis", help="redis:// URL of an external Redis (default: start an embedded one)")
     serve.add_argument("--data-dir", default="data", help="embedded Redis data and the admin token (default data/)")
     serve.add_argument("--admin-token", help="admin token (default: $ARENA_ADMIN_TOKEN, or made in DATA_DIR)")
-    serve.add_argument("--open-registration", action="store_true", help="anyone may register bots and start matches")
+    serve.add_argument(
+        "--open-registration",
+        action="store_true",
+        help="anyone may register bots (rate-limited); matches and leagues still need the admin token",
+    )
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")
     serve.add_argument(
@@ -348,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--lease-seconds", type=float, default=30.0, help="a dead node's queued matches are taken over after this"
     )
     serve.add_argument("--shutdown-grace", type=float, default=30.0, help="seconds running matches get on SIGTERM")
+    _limit_options(serve)
     serve.add_argument("--log-format", choices=["json", "text"], default="json")
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(handler=_serve)

@@ -14,6 +14,7 @@ import dataclasses
 import json
 import os
 import random
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
@@ -76,14 +77,25 @@ class LoadResult:
         return self.abnormal_matches + self.start_errors + sum(self.bot_errors.values()) + self.server_grpc_errors
 
 
+class LocalArena(NamedTuple):
+    """A started local ``arena serve``."""
+
+    address: str
+    metrics_url: str
+    process: subprocess.Popen[str]
+    admin_token: str
+
+
 @contextlib.contextmanager
-def local_arena(data_dir: Path) -> Iterator[tuple[str, str, subprocess.Popen[str]]]:
-    """An ``arena serve`` process with open registration; yields (address, metrics URL, process)."""
+def local_arena(data_dir: Path) -> Iterator[LocalArena]:
+    """An ``arena serve`` process with a fresh admin token, which its callers register bots and start
+    matches with (no rate limit applies to the admin)."""
     metrics_port = free_port()
-    args = ["--address", "127.0.0.1:0", "--open-registration", "--data-dir", str(data_dir)]
+    admin = secrets.token_urlsafe(24)
+    args = ["--address", "127.0.0.1:0", "--data-dir", str(data_dir)]
     args += ["--metrics-address", f"127.0.0.1:{metrics_port}", "--log-level", "warning", "--shutdown-grace", "2"]
-    with serving(args) as (process, address):
-        yield address, f"http://127.0.0.1:{metrics_port}/metrics", process
+    with serving(args, env={"ARENA_ADMIN_TOKEN": admin}) as (process, address):
+        yield LocalArena(address, f"http://127.0.0.1:{metrics_port}/metrics", process, admin)
 
 
 def histogram_quantiles(text: str, name: str, quantiles: tuple[float, ...]) -> list[float | None]:
@@ -292,7 +304,11 @@ def run(config: LoadConfig, console: Console | None = None, json_path: str | Non
     if config.server:
         result = asyncio.run(go(config.server, None))
     else:
-        with tempfile.TemporaryDirectory(prefix="arena-load-") as data, local_arena(Path(data)) as (address, url, _):
+        with (
+            tempfile.TemporaryDirectory(prefix="arena-load-") as data,
+            local_arena(Path(data)) as (address, url, _, admin),
+        ):
+            config = dataclasses.replace(config, admin_token=admin)
             result = asyncio.run(go(address, url))
     summary: dict[str, Any] = dataclasses.asdict(result) | {"errors": result.errors}
 

@@ -31,8 +31,8 @@ from arena.admin import create_league, get_leaderboard, leaderboard_table, regis
 from arena.loadtest import local_arena
 from arena.v1 import league_pb2
 
-Arena = Callable[[Path], AbstractContextManager[tuple[str, str, object]]]
-"""Starts an arena with open registration for a ``with`` block: yields (address, metrics URL, handle)."""
+Arena = Callable[[Path], AbstractContextManager[tuple[str, str, object, str]]]
+"""Starts an arena for a ``with`` block: yields (address, metrics URL, handle, admin token)."""
 
 
 class MainJobError(Exception):
@@ -144,15 +144,15 @@ def _play(job: MainJob, console: Console, logs: Path) -> int:
     with tempfile.TemporaryDirectory(prefix="arena-run-") as folder:
         data = Path(folder)
         console.print(f"[bold]Starting an arena node[/bold] with its embedded Redis in {data}")
-        with job.arena(data / "data") as (address, metrics_url, _server):
+        with job.arena(data / "data") as (address, metrics_url, _server, admin):
             console.print(f"  serving on {address}; Prometheus metrics on {metrics_url}")
-            tokens = {name: register_bot(address, name, None) for name, _ in job.lineup}
+            tokens = {name: register_bot(address, name, admin) for name, _ in job.lineup}
             kinds = ", ".join(f"{name} ({kind})" for name, kind in job.lineup)
             console.print(f"[bold]Connecting {len(job.lineup)} bots[/bold], each its own process: {kinds}")
             with bot_processes(address, tokens, job.lineup, job.concurrency, logs) as bots:
                 league = create_league(
                     address,
-                    None,
+                    admin,
                     bots=[name for name, _ in job.lineup],
                     players=job.players,
                     games=job.games,

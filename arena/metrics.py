@@ -54,6 +54,12 @@ class ArenaMetrics:
         self.reclaimed = Counter(
             "arena_reclaimed_matches_total", "Queued matches taken over from a dead worker.", registry=r
         )
+        self.hello_refused = Counter(
+            "arena_hello_refused_total", "Bot streams refused before their Welcome, by why.", ["reason"], registry=r
+        )
+        self.client_errors = Counter(
+            "arena_client_errors_total", "Bot streams ended for abuse after the Welcome.", ["kind"], registry=r
+        )
         self.grpc_errors = Counter(
             "arena_grpc_errors_total", "gRPC calls that ended with an error status.", ["method", "code"], registry=r
         )

@@ -9,6 +9,7 @@ from arena.referee.clock import Clock, MonotonicClock
 from arena.referee.timecontrol import TimeControl
 from arena.service.auth import BotRegistry, MemoryTokenStore
 from arena.service.leagues import LeagueService
+from arena.service.limits import Limits
 from arena.service.matches import MatchManager, RecordStore
 from arena.service.sessions import SessionHub
 from arena.store.nodes import NodeRegistry
@@ -30,11 +31,13 @@ class ArenaNode:
     """Leagues need Redis: None on a node without it."""
     nodes: NodeRegistry | None = None
     """The heartbeats of this arena's nodes (Redis): None on a node without it."""
+    limits: Limits = dataclasses.field(default_factory=Limits)
+    """What clients may ask of this node (connections, Hellos, pings, registrations, league sizes)."""
 
     def check_admin(self, token: str | None) -> None:
-        """Admin calls (register, start matches) need the admin token unless registration is open."""
-        if not self.registry.open_registration:
-            self.registry.check_admin(token)
+        """Starting matches and leagues needs the admin token, open registration or not: open
+        registration lets anyone register a bot, not seat other people's bots."""
+        self.registry.check_admin(token)
 
     @classmethod
     def in_memory(

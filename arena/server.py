@@ -25,6 +25,7 @@ from arena.queue.worker import RefereeWorker
 from arena.referee.clock import MonotonicClock
 from arena.service.auth import BotRegistry, new_token
 from arena.service.leagues import LeagueService
+from arena.service.limits import Limits
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
@@ -57,6 +58,8 @@ class ServeConfig:
     hostname-pid. A node restarted under the same name takes back the work it held."""
     lease_seconds: float = 30.0
     """A queued match held by a node silent this long is taken over by another."""
+    limits: Limits = dataclasses.field(default_factory=Limits)
+    """What clients may ask of the node."""
 
 
 @dataclasses.dataclass
@@ -100,11 +103,12 @@ def admin_token_for(config: ServeConfig) -> str | None:
     """The admin token: given, from ARENA_ADMIN_TOKEN, or made once and kept in the data folder.
 
     The file is created with mode 0600 in one call (never readable by others, whatever the umask)
-    and never replaced: a node that finds one keeps it.
+    and never replaced: a node that finds one keeps it. With open registration too: matches and
+    leagues still need the admin token.
     """
     token = config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
-    if token or config.open_registration:
-        return token or None
+    if token:
+        return token
     path = config.data_dir / "admin-token"
     make_private_dir(config.data_dir)
     token = new_token()
@@ -171,8 +175,11 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         clock=clock,
         keep_alive_seconds=config.keep_alive_seconds,
         metrics=metrics,
+        limits=config.limits,
     )
-    node.leagues = leagues = LeagueService(LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays)
+    node.leagues = leagues = LeagueService(
+        LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays, config.limits
+    )
     node.watch_gauges()
     node_id = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
     worker = RefereeWorker(

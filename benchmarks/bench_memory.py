@@ -42,11 +42,11 @@ def main() -> int:
     parser.add_argument("--bots", type=int, nargs="+", default=[1000, 5000])
     args = parser.parse_args()
     print(f"{'bots':>6}  {'node RSS MiB':>12}  {'KiB per bot':>11}")
-    with tempfile.TemporaryDirectory() as folder, local_arena(Path(folder) / "data") as (address, _, server):
+    with tempfile.TemporaryDirectory() as folder, local_arena(Path(folder) / "data") as (address, _, server, admin):
         base = settle(server.pid)
         print(f"{0:>6}  {base / 2**20:>12.1f}  {'-':>11}", flush=True)
         for count in args.bots:
-            tokens = asyncio.run(_register(address, count, None))
+            tokens = asyncio.run(_register(address, count, admin))
             path = Path(folder) / f"tokens-{count}.txt"
             path.write_text("".join(f"{n} {t}\n" for n, t in tokens))
             bots = subprocess.Popen(

@@ -20,10 +20,13 @@ from pathlib import Path
 from arena.launch import start_serve, stop
 from arena.store.embedded import EmbeddedRedis, free_port
 
+ADMIN = "bench-admin-token"
+
 
 def node(redis_url: str, port: int, node_id: str, data: Path) -> subprocess.Popen[str]:
     args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id]
-    args += ["--open-registration", "--data-dir", str(data), "--metrics-address", "", "--log-level", "warning"]
+    args += ["--open-registration", "--admin-token", ADMIN, "--data-dir", str(data), "--metrics-address", ""]
+    args += ["--log-level", "warning"]
     return start_serve(args)[0]
 
 
@@ -43,6 +46,8 @@ def run(nodes: int, matches: int, folder: Path) -> tuple[float, float, float]:
                         "loadtest",
                         "--server",
                         f"127.0.0.1:{p}",
+                        "--admin-token",
+                        ADMIN,
                         "--bots",
                         "40",
                         "--matches",

@@ -95,12 +95,14 @@ class CountingRandomBot(Bot):
             self.ended.put_nowait(self.pair)
 
 
-async def arena_rate(address: str, server_pid: int, concurrency: int, warmup: float, window: float) -> Measure:
+async def arena_rate(
+    address: str, admin: str, server_pid: int, concurrency: int, warmup: float, window: float
+) -> Measure:
     """Decisions/s of ``concurrency`` pairs of SDK bots, each pair always playing one match."""
     stamp = time.time_ns()
     pairs = [[f"bench-{concurrency}-{p}-{i}-{stamp}" for i in range(2)] for p in range(concurrency)]
     names = [name for pair in pairs for name in pair]
-    tokens = await asyncio.gather(*(asyncio.to_thread(register_bot, address, name, None) for name in names))
+    tokens = await asyncio.gather(*(asyncio.to_thread(register_bot, address, name, admin) for name in names))
     ended: asyncio.Queue[int] = asyncio.Queue()
     bots = [CountingRandomBot(1, ended, index // 2) if index % 2 == 0 else CountingRandomBot(1, None, 0)
             for index in range(len(names))]  # fmt: skip
@@ -114,7 +116,7 @@ async def arena_rate(address: str, server_pid: int, concurrency: int, warmup: fl
             request = match_pb2.StartMatchRequest(game="5211", bot_names=pairs[pair], seed=next(seeds), time_control=tc)
             for _ in range(400):  # the bots may still be connecting
                 try:
-                    await stub.StartMatch(request)
+                    await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
                     return
                 except grpc.aio.AioRpcError:
                     await asyncio.sleep(0.05)
@@ -184,13 +186,13 @@ def main() -> int:
     try:
         assert pingpong.stdout is not None
         port = int(pingpong.stdout.readline())
-        with tempfile.TemporaryDirectory() as data, local_arena(Path(data)) as (address, _metrics, server):
+        with tempfile.TemporaryDirectory() as data, local_arena(Path(data)) as (address, _metrics, server, admin):
             print(
                 f"{'concurrency':>11}  {'arena decisions/s':>17}  {'raw round trips/s':>17}  {'ratio':>5}  "
                 f"{'CPU us/unit: arena server':>25} {'client':>6}  {'raw server':>10} {'client':>6}"
             )
             for concurrency in args.concurrency:
-                arena = asyncio.run(arena_rate(address, server.pid, concurrency, warmup, args.seconds))
+                arena = asyncio.run(arena_rate(address, admin, server.pid, concurrency, warmup, args.seconds))
                 raw = asyncio.run(raw_rate(port, pingpong.pid, concurrency, warmup, args.seconds))
                 print(
                     f"{concurrency:>11}  {arena.rate:>17,.0f}  {raw.rate:>17,.0f}  {arena.rate / raw.rate:>5.2f}  "

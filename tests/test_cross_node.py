@@ -18,7 +18,7 @@ from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from arena.wire import record as wire_record
-from tests.grpc.harness import start_node
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
 
 
 async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: EmbeddedRedis, tmp_path: Path) -> None:
@@ -44,7 +44,9 @@ async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: Embedde
             await asyncio.sleep(0.05)
         async with grpc.aio.insecure_channel(addresses[0]) as channel:
             stub = match_pb2_grpc.MatchServiceStub(channel)
-            started = await stub.StartMatch(match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y", "z"], seed=4))
+            started = await stub.StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y", "z"], seed=4), metadata=ADMIN_METADATA
+            )
             for _ in range(300):
                 try:
                     response = await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))
@@ -57,7 +59,7 @@ async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: Embedde
         wire_record.check_record(record)
         # A league whose matches any node may claim: every match has its result, exactly once.
         league = await asyncio.to_thread(
-            create_league, addresses[1], None, bots=list(homes), players=2, games=8, seed=2, decision_seconds=5.0
+            create_league, addresses[1], ADMIN, bots=list(homes), players=2, games=8, seed=2, decision_seconds=5.0
         )
         store = LeagueStore(client)
         for _ in range(1200):

@@ -22,16 +22,17 @@ def dash_tokens() -> str:
 
 
 @contextlib.contextmanager
-def node_with_dash_tokens(redis_url: str) -> Iterator[tuple[str, str, object]]:
+def node_with_dash_tokens(redis_url: str) -> Iterator[tuple[str, str, object, str]]:
     """A real node (its own event loop in a thread, a real Redis) whose new tokens all start with '-'."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    config = ServeConfig(address="127.0.0.1:0", redis_url=redis_url, open_registration=True, metrics_address=None)
+    admin = secrets.token_urlsafe(24)
+    config = ServeConfig(address="127.0.0.1:0", redis_url=redis_url, admin_token=admin, metrics_address=None)
     running: RunningNode = asyncio.run_coroutine_threadsafe(start_node(config), loop).result(30)
     running.node.registry.make_token = dash_tokens
     try:
-        yield f"127.0.0.1:{running.port}", "(none)", running
+        yield f"127.0.0.1:{running.port}", "(none)", running, admin
     finally:
         asyncio.run_coroutine_threadsafe(running.stop(1.0), loop).result(30)
         loop.call_soon_threadsafe(loop.stop)

@@ -18,7 +18,7 @@ from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
 from arena.v1 import node_pb2, node_pb2_grpc
-from tests.grpc.harness import start_node
+from tests.grpc.harness import ADMIN, start_node
 
 
 async def live_nodes(address: str) -> list[str]:
@@ -43,7 +43,7 @@ async def test_nodes_beat_and_a_league_survives_repeated_node_kills(redis7: Embe
             with (tmp_path / f"{name}.log").open("wb") as log:
                 bots.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log))  # noqa: ASYNC220
         league = await asyncio.to_thread(
-            create_league, addresses[2], None, bots=names, players=2, games=50, seed=5, decision_seconds=5.0
+            create_league, addresses[2], ADMIN, bots=names, players=2, games=50, seed=5, decision_seconds=5.0
         )
         assert league.progress.total == 300
         store = LeagueStore(client)
@@ -92,7 +92,8 @@ async def test_nodes_beat_and_a_league_survives_repeated_node_kills(redis7: Embe
 def serve_twin(redis_url: str, node_id: str, data: Path) -> subprocess.CompletedProcess[str]:
     """``arena serve`` with ``node_id`` on another port, run until it exits (or 30 s)."""
     command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{free_port()}"]
-    command += ["--redis", redis_url, "--node-id", node_id, "--open-registration", "--data-dir", str(data)]
+    command += ["--redis", redis_url, "--node-id", node_id, "--open-registration", "--admin-token", ADMIN]
+    command += ["--data-dir", str(data)]
     command += ["--metrics-address", "", "--log-format", "text", "--lease-seconds", "1"]
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=30)
 

@@ -60,3 +60,47 @@ async def test_sigterm_aborts_running_matches_and_a_restart_keeps_everything(tmp
 async def _first_request(bot: RawBot) -> None:
     while not bot.messages("action_request"):  # noqa: ASYNC110 - polling a plain list
         await asyncio.sleep(0.01)
+
+
+def test_serve_raises_its_open_files_limit_and_refuses_a_connection_cap_above_it(tmp_path: Path) -> None:
+    import resource
+    import sys
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    limit = hard if hard != resource.RLIM_INFINITY else 1 << 20
+
+    def serve(*flags: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "arena.cli", "serve", "--data-dir", str(tmp_path), *flags]
+        # The child starts with a low soft limit: serve raises it to the hard limit before it checks.
+        return subprocess.run(
+            command,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)),
+        )
+
+    refused = serve("--max-connections", str(limit * 2))
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        f"arena serve: --max-connections {limit * 2} does not fit the open-files limit ({limit}, keeping 256 "
+        f"spare): lower it to {limit - 256} or raise 'ulimit -n'"
+    ]
+    zero = serve("--hello-timeout-seconds", "0")
+    assert zero.returncode == 2
+    assert zero.stderr.strip() == "arena serve: --hello-timeout-seconds must be positive, not 0.0"
+
+
+def test_the_open_files_soft_limit_is_raised_to_the_hard_one() -> None:
+    import resource
+
+    from arena.service.limits import raise_open_files_limit
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (512, hard))
+    try:
+        raised = raise_open_files_limit(1000)  # does not fit 512: fits once raised
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == raised >= 1256
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena import wire
-from arena.errors import ArenaError, echo
+from arena.errors import ArenaError
 from arena.games.base import Outcome
 from arena.league.elo import INITIAL_RATING
 from arena.league.schedule import LeagueFormat, LeagueSpec
@@ -13,8 +13,8 @@ from arena.referee.record import MatchRecord
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo, LeagueState
-from arena.service.matches import MatchInfo
 from arena.service.sessions import Outgoing, ProtocolError, Relayed
+from arena.store.match_index import MatchInfo
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
 
@@ -34,22 +34,6 @@ MAX_PAGE_TOKEN_DIGITS = 9
 
 class PageTokenError(ArenaError, ValueError):
     """A page token is not one the server gave out (INVALID_ARGUMENT)."""
-
-
-def page_offset(token: str) -> int:
-    """The offset a ``next_page_token`` stands for (empty = the first page); raises ``PageTokenError``."""
-    if not token:
-        return 0
-    if not (token.isascii() and token.isdecimal()) or len(token) > MAX_PAGE_TOKEN_DIGITS:
-        raise PageTokenError(
-            f"invalid page_token {echo(token)}: pass a next_page_token back unchanged, or leave it empty"
-        )
-    return int(token)
-
-
-duration = wire_common.duration_to_proto
-timestamp = wire_common.timestamp_to_proto
-seconds = wire_common.duration_from_proto
 
 
 def time_control_to_proto(tc: TimeControl) -> common_pb2.TimeControl:

@@ -15,6 +15,7 @@ from arena.service.auth import (
     NotRegisteredForGameError,
 )
 from arena.service.leagues import LeagueNotFoundError, LeaguesUnavailableError
+from arena.service.limits import LimitExceededError
 from arena.service.matches import BotUnavailableError, MatchNotFinishedError, MatchNotFoundError, MatchSealedError
 
 STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
@@ -34,6 +35,7 @@ STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (LeagueNotFoundError, grpc.StatusCode.NOT_FOUND),
     (LeagueSpecError, grpc.StatusCode.INVALID_ARGUMENT),
     (LeaguesUnavailableError, grpc.StatusCode.UNIMPLEMENTED),
+    (LimitExceededError, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (ArenaError, grpc.StatusCode.INVALID_ARGUMENT),
 )
 """First match wins, so subclasses come before their bases."""

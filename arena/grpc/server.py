@@ -13,6 +13,7 @@ from arena.grpc.decode import DecodeErrorInterceptor
 from arena.grpc.servicers import BotServicer, LeagueServicer, MatchServicer, NodeServicer, RegistryServicer
 from arena.metrics import ErrorCountingInterceptor
 from arena.node import ArenaNode
+from arena.service.limits import Limits
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
@@ -36,6 +37,35 @@ SERVICE_NAMES = (
     league_pb2.DESCRIPTOR.services_by_name["LeagueService"].full_name,
     node_pb2.DESCRIPTOR.services_by_name["NodeService"].full_name,
 )
+
+
+def server_options(limits: Limits) -> list[tuple[str, int]]:
+    """gRPC core's channel args for the transport-level limits (per TCP connection, or in total).
+
+    Over ``max_connections`` a new connection is accepted and closed at once; a connection that
+    has not finished its handshake in time, or has had no call open for a while, is closed; the
+    server's keepalive pings close a connection whose peer stopped answering (no FIN needed).
+    Any unanswered ping times out as fast as a keepalive one: otherwise a stuck BDP ping holds the
+    one in-flight ping slot for a minute and the keepalive ping is never sent.
+    """
+
+    def ms(seconds: float) -> int:
+        return max(1, int(seconds * 1000))
+
+    return [
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", 16 * 1024 * 1024),
+        ("grpc.max_allowed_incoming_connections", limits.max_connections),
+        ("grpc.server_handshake_timeout_ms", ms(limits.handshake_timeout_seconds)),
+        ("grpc.max_connection_idle_ms", ms(limits.idle_connection_seconds)),
+        ("grpc.max_concurrent_streams", limits.max_streams_per_connection),
+        ("grpc.keepalive_time_ms", ms(limits.keepalive_seconds)),
+        ("grpc.keepalive_timeout_ms", ms(limits.keepalive_timeout_seconds)),
+        ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.ping_timeout_ms", ms(limits.keepalive_timeout_seconds)),
+        ("grpc.so_reuseport", 0),
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,18 +98,7 @@ async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFi
     if node.metrics is not None:
         # Outermost, so it counts the INVALID_ARGUMENT of an undecodable request too.
         interceptors.insert(0, ErrorCountingInterceptor(node.metrics))
-    server = grpc.aio.server(
-        interceptors=interceptors,
-        options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.max_send_message_length", 16 * 1024 * 1024),
-            ("grpc.keepalive_time_ms", 30_000),
-            ("grpc.keepalive_timeout_ms", 10_000),
-            ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
-            ("grpc.keepalive_permit_without_calls", 1),
-            ("grpc.so_reuseport", 0),
-        ],
-    )
+    server = grpc.aio.server(interceptors=interceptors, options=server_options(node.limits))
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(node), server)
     match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(node), server)
     registry_pb2_grpc.add_RegistryServiceServicer_to_server(RegistryServicer(node), server)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
@@ -23,7 +24,18 @@ from arena.grpc.errors import status_for
 from arena.node import ArenaNode
 from arena.service.auth import AuthError, registered_games
 from arena.service.leagues import LeagueService, LeaguesUnavailableError, new_league_id
+from arena.service.limits import (
+    HelloRefusal,
+    LimitExceededError,
+    Lockout,
+    PeerCounter,
+    RateLimiter,
+    TokenBucket,
+    peer_address,
+)
+from arena.service.matches import ListPosition
 from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive, TooManyErrorsError
+from arena.store.match_index import MatchQuery
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
@@ -40,9 +52,10 @@ from arena.wire import common as wire_common
 
 log = logging.getLogger(__name__)
 
-HELLO_TIMEOUT_SECONDS = 10.0
 UNDECODABLE_CLOSE = "undecodable message"
 """How the close reason of a stream ended by bytes that are not a ConnectRequest begins."""
+MAX_PAGE_SIZE = 500
+"""The most summaries one ListMatches answer holds, whatever the page size asked."""
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -80,6 +93,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
 
     def __init__(self, node: ArenaNode) -> None:
         self.node = node
+        limits = node.limits
+        self._pending = PeerCounter(limits.max_pending_hellos, limits.max_pending_hellos_per_peer)
+        self._lockout = Lockout(limits.hello_failures, limits.lockout_seconds)
 
     async def Connect(  # type: ignore[override]  # noqa: N802 - gRPC name; writes via context.write
         self,
@@ -91,19 +107,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         Written with ``context.write`` rather than as a generator: one coroutine per stream, no
         generator layers between the outbox and the wire (the hot path of every decision).
         """
-        # The decoder hands over an Undecodable for bytes that are not a ConnectRequest (arena.grpc.decode).
-        requests: AsyncIterator[bot_pb2.ConnectRequest | Undecodable] = aiter(request_iterator)
+        requests, name, hello = await self._hello(request_iterator, context)
         try:
-            first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT_SECONDS)
-        except (TimeoutError, StopAsyncIteration):
-            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
-        if isinstance(first, Undecodable):
-            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(first))
-        if first.WhichOneof("kind") != "hello":
-            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
-        hello = first.hello
-        try:
-            name = await self.node.registry.authenticate(hello.token)
             registered = await self.node.registry.games_of(name)
         except Exception as error:
             await self._abort(context, status_for(error) or grpc.StatusCode.INTERNAL, str(error))
@@ -130,7 +135,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 )
             )
         )
-        reader = asyncio.create_task(self._read(requests, connection))
+        pings = TokenBucket(self.node.limits.pings_per_second, self.node.limits.ping_burst)
+        reader = asyncio.create_task(self._read(requests, connection, pings))
         keep_alive = asyncio.create_task(connection.keep_alive(self.node.keep_alive_seconds))
         recheck = asyncio.create_task(self._recheck(hello.token, connection))
         outbox, write, wall = connection.outbox, context.write, self.node.clock.wall
@@ -171,6 +177,68 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             except Exception as error:  # the store is down: keep the bot; the next check decides
                 log.warning("token recheck failed: %s", error)
 
+    async def _hello(
+        self, request_iterator: AsyncIterator[bot_pb2.ConnectRequest], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> tuple[AsyncIterator[bot_pb2.ConnectRequest | Undecodable], str, bot_pb2.Hello]:
+        """Read and check the Hello under the limits; returns the requests after it, the bot's name, its Hello.
+
+        Refusals are counted in ``arena_hello_refused_total`` rather than logged, so a flood of
+        them costs no log volume. A bad token or a message that is not a Hello counts against the
+        peer's lockout (guessing); silence does not (the cap on streams awaiting a Hello bounds it).
+        """
+        peer = peer_address(context.peer())
+        limits, now = self.node.limits, self.node.clock.now()
+        wait = self._lockout.locked_for(peer, now)
+        if wait > 0:
+            await self._refuse(
+                context,
+                HelloRefusal.LOCKED_OUT,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many refused Hellos from your address: try again in {math.ceil(wait)} s",
+            )
+        try:
+            self._pending.acquire(peer)
+        except LimitExceededError as error:
+            await self._refuse(context, HelloRefusal.TOO_MANY_PENDING, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
+        not_hello = (HelloRefusal.NOT_HELLO, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        refusal: tuple[HelloRefusal, grpc.StatusCode, str] | None = None
+        # The decoder hands over an Undecodable for bytes that are not a ConnectRequest (arena.grpc.decode).
+        requests: AsyncIterator[bot_pb2.ConnectRequest | Undecodable] = aiter(request_iterator)
+        try:
+            first = await asyncio.wait_for(anext(requests), limits.hello_timeout_seconds)
+            if isinstance(first, Undecodable):
+                refusal = (HelloRefusal.UNDECODABLE, grpc.StatusCode.INVALID_ARGUMENT, str(first))
+            elif first.WhichOneof("kind") != "hello":
+                refusal = not_hello
+            else:
+                name = await self.node.registry.authenticate(first.hello.token)
+        except TimeoutError:
+            refusal = (
+                HelloRefusal.TIMEOUT,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"no Hello within {limits.hello_timeout_seconds:g} s: the first message must be a Hello",
+            )
+        except StopAsyncIteration:
+            refusal = not_hello
+        except AuthError as error:
+            refusal = (HelloRefusal.BAD_TOKEN, status_for(error) or grpc.StatusCode.UNAUTHENTICATED, str(error))
+        finally:
+            self._pending.release(peer)
+        if refusal is not None:
+            if refusal[0] is not HelloRefusal.TIMEOUT:  # silence is bounded by the cap, not punished
+                self._lockout.failed(peer, self.node.clock.now())
+            await self._refuse(context, *refusal)
+        self._lockout.succeeded(peer)
+        assert not isinstance(first, Undecodable)
+        return requests, name, first.hello
+
+    async def _refuse(
+        self, context: grpc.aio.ServicerContext[Any, Any], why: HelloRefusal, code: grpc.StatusCode, details: str
+    ) -> NoReturn:
+        if self.node.metrics is not None:
+            self.node.metrics.hello_refused.labels(why.value).inc()
+        await self._abort(context, code, details)
+
     async def _abort(
         self, context: grpc.aio.ServicerContext[Any, Any], code: grpc.StatusCode, details: str
     ) -> NoReturn:
@@ -180,9 +248,12 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         await context.abort(code, details)
 
     async def _read(
-        self, requests: AsyncIterator[bot_pb2.ConnectRequest | Undecodable], connection: Connection
+        self,
+        requests: AsyncIterator[bot_pb2.ConnectRequest | Undecodable],
+        connection: Connection,
+        pings: TokenBucket,
     ) -> None:
-        session = connection.session
+        session, clock = connection.session, self.node.clock
         try:
             async for request in requests:
                 if isinstance(request, Undecodable):
@@ -194,7 +265,14 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     seat = action.seat if action.HasField("seat") else None
                     session.on_action(connection, action.match_id, seat, action.sequence, action.text)
                 elif kind == "ping":
-                    continue
+                    if not pings.take(clock.now()):
+                        if self.node.metrics is not None:
+                            self.node.metrics.client_errors.labels("ping_flood").inc()
+                        limits = self.node.limits
+                        connection.close(
+                            f"more than {limits.ping_burst} pings at once or {limits.pings_per_second:g} a second"
+                        )
+                        return
                 else:
                     why = "Hello was already sent" if kind == "hello" else "empty message"
                     session.on_protocol_error(connection, why)
@@ -247,20 +325,17 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         self, request: match_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> match_pb2.ListMatchesResponse:
         """Running and recent matches, newest first, filtered."""
-        page_size = min(request.page_size or 50, 500)
-        offset = convert.page_offset(request.page_token)
-        infos = await self.node.matches.summaries(offset + page_size + 1)
-        summaries = [convert.summary_to_proto(info) for info in infos]
-        wanted = [
-            s
-            for s in summaries
-            if (not request.game or s.game == request.game)
-            and (not request.bot_name or request.bot_name in s.bot_names)
-            and (request.state in (match_pb2.MATCH_STATE_UNSPECIFIED, s.state))
-        ]
-        page = wanted[offset : offset + page_size]
-        more = len(wanted) > offset + page_size
-        return match_pb2.ListMatchesResponse(matches=page, next_page_token=str(offset + page_size) if more else "")
+        page_size = min(request.page_size or 50, MAX_PAGE_SIZE)
+        after = ListPosition.parse(request.page_token) if request.page_token else None
+        states = {match_pb2.MATCH_STATE_RUNNING: True, match_pb2.MATCH_STATE_FINISHED: False}
+        query = MatchQuery(request.game, request.bot_name, states.get(request.state))
+        infos = await self.node.matches.summaries(query, after, page_size + 1)
+        page = infos[:page_size]
+        more = len(infos) > page_size
+        return match_pb2.ListMatchesResponse(
+            matches=[convert.summary_to_proto(info) for info in page],
+            next_page_token=ListPosition.after(page[-1]).token() if more else "",
+        )
 
     async def WatchMatch(  # noqa: N802
         self, request: match_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -282,14 +357,18 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
 
     def __init__(self, node: ArenaNode) -> None:
         self.node = node
+        self._registrations = RateLimiter(node.limits.registrations_per_minute)
 
     @translate_errors
     async def RegisterBot(  # noqa: N802
         self, request: registry_pb2.RegisterBotRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> registry_pb2.RegisterBotResponse:
-        """Register a bot; its token is returned once."""
+        """Register a bot; its token is returned once. Without the admin token, rate-limited per address."""
+        admin = admin_token(context)
+        if not self.node.registry.is_admin(admin):
+            self._registrations.check(peer_address(context.peer()), self.node.clock.now(), "bot registrations")
         games = registered_games(request.games)
-        token = await self.node.registry.register(request.name, admin_token(context), games)
+        token = await self.node.registry.register(request.name, admin, games)
         return registry_pb2.RegisterBotResponse(
             bot=registry_pb2.Bot(name=request.name, games=sorted(games)), token=token
         )

@@ -45,7 +45,14 @@ from typing import Any
 
 from arena.errors import ArenaError, echo
 from arena.games.registry import get_game
-from arena.league.design import all_blocks, circle_rounds, cyclic_blocks, equitable_seating
+from arena.league.design import (
+    EXTRA_BASE_BLOCKS,
+    all_blocks,
+    circle_rounds,
+    cyclic_base_count,
+    cyclic_blocks,
+    equitable_seating,
+)
 
 DEFAULT_MAX_TABLES = 200
 """Use every k-subset as a table while there are at most this many; otherwise a cyclic design."""
@@ -242,6 +249,26 @@ def league_tables(spec: LeagueSpec) -> list[tuple[str, ...]]:
     if spec.design is Design.CIRCLE:
         return [(bots[a], bots[b]) for pairs in circle_rounds(len(bots)) for a, b in pairs]
     return [tuple(bots[i] for i in block) for block in _blocks(spec, len(bots), k)]
+
+
+def match_count(spec: LeagueSpec) -> int:
+    """How many matches :func:`schedule_league` gives for ``spec``, by arithmetic alone (no
+    scheduling): exact, except for a cyclic design, where it is an upper bound (the design may
+    use up to ``EXTRA_BASE_BLOCKS`` more base tables than it starts from)."""
+    k, n = spec.players_per_match, len(spec.bots)
+    if spec.format is LeagueFormat.GAUNTLET:
+        tables = _block_count(spec, n - 1, k - 1)
+    elif spec.design is Design.CIRCLE:
+        tables = n * (n - 1) // 2
+    else:
+        tables = _block_count(spec, n, k)
+    return tables * spec.games_per_pairing * (k if spec.duplicate else 1)
+
+
+def _block_count(spec: LeagueSpec, n: int, k: int) -> int:
+    if k == 1 or math.comb(n, k) <= spec.max_tables:
+        return math.comb(n, k)
+    return n * (cyclic_base_count(n, k, spec.max_tables) + EXTRA_BASE_BLOCKS)
 
 
 def schedule_league(spec: LeagueSpec) -> list[MatchSpec]:

@@ -11,22 +11,26 @@ import asyncio
 import dataclasses
 import enum
 import secrets
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from arena.errors import ArenaError, echo
 from arena.league.elo import EloLadder
 from arena.league.result import MatchResult
-from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, league_tables, schedule_league
+from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, match_count, schedule_league
 from arena.league.table import LeagueTable
 from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
+from arena.service.limits import Limits
 from arena.store.leagues import LeagueStore
 
 MAX_REQUEST_ID = 128
 """Characters of a create request's id that count."""
+
+TABLE_CACHE_SIZE = 64
+"""Fitted league tables kept (one per league version asked)."""
 
 
 class LeagueNotFoundError(ArenaError, KeyError):
@@ -40,11 +44,7 @@ class LeaguesUnavailableError(ArenaError):
     """The node runs without Redis, so it has no leagues."""
 
 
-MAX_LEAGUE_BOTS = 256
-"""The most bots a league may name (each is looked up in the registry)."""
 MAX_GAMES_PER_PAIRING = 10_000
-MAX_LEAGUE_MATCHES = 100_000
-"""The most matches one league may schedule."""
 
 BotCheck = Callable[[Sequence[str], str], Awaitable[None]]
 """Raises unless every bot named is registered for the game (``BotRegistry.check_plays``)."""
@@ -103,18 +103,18 @@ class LeagueInfo:
     progress: LeagueProgress
 
 
-def check_size(spec: LeagueSpec) -> None:
-    """Raise ``LeagueSpecError`` if the league is too big to schedule (see ``LeagueService.create``)."""
-    if len(spec.bots) > MAX_LEAGUE_BOTS:
-        raise LeagueSpecError(f"a league of {len(spec.bots)} bots is too big: at most {MAX_LEAGUE_BOTS}")
+def check_size(spec: LeagueSpec, limits: Limits) -> None:
+    """Raise ``LeagueSpecError`` if the league is too big to schedule (see ``LeagueService.create``);
+    the match count is arithmetic on the spec (``match_count``), so nothing is scheduled to find out."""
+    if len(spec.bots) > limits.max_league_bots:
+        raise LeagueSpecError(f"a league of {len(spec.bots)} bots is too big: at most {limits.max_league_bots}")
     if spec.games_per_pairing > MAX_GAMES_PER_PAIRING:
         raise LeagueSpecError(
             f"games per pairing must be at most {MAX_GAMES_PER_PAIRING}, not {spec.games_per_pairing}"
         )
-    rotations = spec.players_per_match if spec.duplicate else 1
-    count = len(league_tables(spec)) * spec.games_per_pairing * rotations
-    if count > MAX_LEAGUE_MATCHES:
-        raise LeagueSpecError(f"a league of {count} matches is too big: at most {MAX_LEAGUE_MATCHES}")
+    count = match_count(spec)
+    if count > limits.max_league_matches:
+        raise LeagueSpecError(f"a league of {count} matches is too big: at most {limits.max_league_matches}")
 
 
 def new_league_id() -> str:
@@ -125,12 +125,25 @@ def new_league_id() -> str:
 class LeagueService:
     """Create and follow leagues."""
 
-    def __init__(self, store: LeagueStore, queue: MatchQueue, clock: Clock, check_bots: BotCheck | None = None) -> None:
+    def __init__(
+        self,
+        store: LeagueStore,
+        queue: MatchQueue,
+        clock: Clock,
+        check_bots: BotCheck | None = None,
+        limits: Limits | None = None,
+    ) -> None:
         self.store = store
         self.queue = queue
         self.clock = clock
         self.check_bots = check_bots
         """Refuses bots that are not registered (for the game); None: any name is taken."""
+        self.limits = limits or Limits()
+        """The largest league (bots, matches) it schedules."""
+        self._tables: OrderedDict[tuple[str, int], asyncio.Future[tuple[LeagueTable, dict[str, float]]]]
+        self._tables = OrderedDict()
+        """Tables and ratings by (league id, results stored): a league's results only grow, so the
+        count is its version."""
 
     async def create(
         self, spec: LeagueSpec, time_control: TimeControl, name: str = "", request_id: str = ""
@@ -140,10 +153,11 @@ class LeagueService:
         the league that request made, so a client may retry a create whose answer it did not get.
 
         Refused (``LeagueSpecError``, or the bot check's error) with nothing stored: more than
-        ``MAX_LEAGUE_BOTS`` bots, more than ``MAX_GAMES_PER_PAIRING`` games a pairing, more than
-        ``MAX_LEAGUE_MATCHES`` matches, or a bot not registered for the game.
+        ``limits.max_league_bots`` bots, more than ``MAX_GAMES_PER_PAIRING`` games a pairing, more than
+        ``limits.max_league_matches`` matches (counted from the spec, before anything is scheduled),
+        or a bot not registered for the game.
         """
-        check_size(spec)
+        check_size(spec, self.limits)
         if self.check_bots is not None:
             await self.check_bots(spec.bots, spec.game)
         # Scheduling a large league takes a while: off the event loop.
@@ -198,11 +212,35 @@ class LeagueService:
         replaying them in the order they were stored), so neither can miss a result.
 
         Only whole deals count: a duplicate deal's results are left out until all its rotations are in.
+        Both are computed once per league version (its count of stored results, which only grows),
+        off the event loop, and kept for the last ``TABLE_CACHE_SIZE`` versions asked of any league;
+        callers asking at once share one computation.
         """
         info = await self.get(league_id)
-        results = [MatchResult.from_dict(r) for r in await self.store.results(league_id)]
-        if info.spec.duplicate:
-            per_deal = Counter(r.deal_id for r in results)
-            results = [r for r in results if per_deal[r.deal_id] >= info.spec.players_per_match]
-        table = LeagueTable.from_results(results, info.spec.bots)
-        return info, table, EloLadder.from_results(results).ratings
+        version = (league_id, info.progress.done)
+        board = self._tables.get(version)
+        if board is None:
+            board = asyncio.ensure_future(self._fit(info, info.progress.done))
+            self._tables[version] = board
+            while len(self._tables) > TABLE_CACHE_SIZE:
+                self._tables.popitem(last=False)
+        else:
+            self._tables.move_to_end(version)
+        try:
+            table, elo = await asyncio.shield(board)
+        except Exception:
+            self._tables.pop(version, None)
+            raise
+        return info, table, elo
+
+    async def _fit(self, info: LeagueInfo, count: int) -> tuple[LeagueTable, dict[str, float]]:
+        stored = (await self.store.results(info.league_id))[:count]
+
+        def fit() -> tuple[LeagueTable, dict[str, float]]:
+            results = [MatchResult.from_dict(r) for r in stored]
+            if info.spec.duplicate:
+                per_deal = Counter(r.deal_id for r in results)
+                results = [r for r in results if per_deal[r.deal_id] >= info.spec.players_per_match]
+            return LeagueTable.from_results(results, info.spec.bots), EloLadder.from_results(results).ratings
+
+        return await asyncio.to_thread(fit)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import bisect
 import contextlib
 import dataclasses
 import logging
+import math
+import re
 import secrets
 import uuid
 from collections import Counter
@@ -13,7 +17,6 @@ from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.errors import ArenaError, GameSetupError, echo
-from arena.games.base import Outcome
 from arena.games.registry import get_game
 from arena.referee.clock import Clock
 from arena.referee.match import Match, MatchEvent, MatchMetrics, MatchSetup
@@ -21,6 +24,7 @@ from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
+from arena.store.match_index import MatchInfo, MatchQuery, Position, index_names
 from arena.store.slots import SlotBroker, Slots
 
 log = logging.getLogger(__name__)
@@ -48,6 +52,50 @@ class MatchNotFoundError(ArenaError, KeyError):
         return str(self.args[0]) if self.args else "match not found"
 
 
+class InvalidPageTokenError(ArenaError, ValueError):
+    """A page token that no list gave (mapped to INVALID_ARGUMENT)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ListPosition:
+    """Where a match list stands, as an opaque page token: in the running part or the finished
+    part, and the (time, match id) of the last summary given."""
+
+    running: bool
+    position: tuple[float, str]
+
+    @classmethod
+    def after(cls, info: MatchInfo) -> ListPosition:
+        """The position just past ``info``."""
+        return cls(info.running, info.position)
+
+    def token(self) -> str:
+        """The opaque page token."""
+        text = f"{'r' if self.running else 'f'}:{self.position[0]!r}:{self.position[1]}"
+        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+    @classmethod
+    def parse(cls, token: str) -> ListPosition:
+        """Read :meth:`token` back; ``InvalidPageTokenError`` names a token that is not one."""
+        try:
+            text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+            phase, stamp, match_id = text.split(":", 2)
+            moment = float(stamp)
+        except (ValueError, UnicodeError) as error:
+            raise InvalidPageTokenError(_bad_token(token)) from error
+        if phase not in ("r", "f") or not math.isfinite(moment) or not MATCH_ID.fullmatch(match_id):
+            raise InvalidPageTokenError(_bad_token(token))
+        return cls(phase == "r", (moment, match_id))
+
+
+MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+"""What a match id looks like (a uuid hex, or a league's ``L1234abcd.00042``)."""
+
+
+def _bad_token(token: str) -> str:
+    return f"invalid page token {token[:40]!r}: pass the next_page_token of the previous ListMatches answer"
+
+
 class MatchNotFinishedError(ArenaError):
     """The record of a running match is not released before its end (it would leak hidden state)."""
 
@@ -67,8 +115,9 @@ class RecordStore(Protocol):
         """A stored record."""
         ...
 
-    async def recent(self, limit: int) -> list[MatchRecord]:
-        """The most recently stored records, newest first."""
+    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
+        """Up to ``limit`` summaries of finished matches fitting ``query``, newest ended first,
+        strictly after ``after`` in that order; read from an index, never a scan of the store."""
         ...
 
     async def hold(self, seal: str, record: MatchRecord) -> None:
@@ -85,26 +134,45 @@ class RecordStore(Protocol):
 
 
 class MemoryRecordStore:
-    """Records in a dict, oldest evicted past ``capacity``."""
+    """Records in a dict, oldest evicted past ``capacity``; sorted indexes for the lists."""
 
     def __init__(self, capacity: int = 100_000) -> None:
         self.capacity = capacity
         self._records: dict[str, MatchRecord] = {}
         self._sealed: dict[str, dict[str, MatchRecord]] = {}
+        self._summaries: dict[str, MatchInfo] = {}
+        self._indexes: dict[tuple[str, ...], list[Position]] = {}
 
     async def save(self, record: MatchRecord) -> None:
-        """Store a finished record."""
+        """Store a finished record and list it in its indexes."""
+        if record.match_id in self._records:
+            self._forget(record.match_id)
+        info = MatchInfo.of_record(record)
         self._records[record.match_id] = record
+        self._summaries[record.match_id] = info
+        for name in index_names(info):
+            bisect.insort(self._indexes.setdefault(name, []), (info.ended_at, info.match_id))
         while len(self._records) > self.capacity:
-            self._records.pop(next(iter(self._records)))
+            self._forget(next(iter(self._records)))
+
+    def _forget(self, match_id: str) -> None:
+        self._records.pop(match_id)
+        info = self._summaries.pop(match_id)
+        for name in index_names(info):
+            index = self._indexes[name]
+            del index[bisect.bisect_left(index, (info.ended_at, info.match_id))]
+            if not index:
+                del self._indexes[name]
 
     async def get(self, match_id: str) -> MatchRecord | None:
         """A stored record."""
         return self._records.get(match_id)
 
-    async def recent(self, limit: int) -> list[MatchRecord]:
-        """Newest first."""
-        return list(reversed(list(self._records.values())[-limit:]))
+    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
+        """Newest ended first, after ``after``, from the sorted index of the query."""
+        index = self._indexes.get(query.index_keys(), [])
+        end = len(index) if after is None else bisect.bisect_left(index, after)
+        return [self._summaries[match_id] for _, match_id in reversed(index[max(0, end - limit) : end])]
 
     async def hold(self, seal: str, record: MatchRecord) -> None:
         """Keep a finished record apart until ``release(seal)``."""
@@ -118,36 +186,6 @@ class MemoryRecordStore:
         """Store every record held under ``seal`` as any other (idempotent)."""
         for record in self._sealed.pop(seal, {}).values():
             await self.save(record)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class MatchInfo:
-    """One line of a match list."""
-
-    match_id: str
-    game: str
-    players: list[str]
-    options: dict[str, Any]
-    time_control: TimeControl
-    outcome: Outcome | None
-    started_at: float
-    ended_at: float
-    running: bool
-
-    @classmethod
-    def of_record(cls, record: MatchRecord, running: bool = False) -> MatchInfo:
-        """The summary of a record."""
-        return cls(
-            record.match_id,
-            record.game,
-            list(record.players),
-            record.options,
-            record.time_control,
-            record.outcome,
-            record.started_at,
-            record.ended_at,
-            running,
-        )
 
 
 @dataclasses.dataclass(slots=True)
@@ -299,11 +337,28 @@ class MatchManager:
             except asyncio.QueueFull:
                 running.watchers.remove(watcher)
 
-    async def summaries(self, limit: int) -> list[MatchInfo]:
-        """Running matches, then the most recent finished ones."""
-        running = [MatchInfo.of_record(m.match.record, running=True) for m in self.running.values()]
-        finished = [MatchInfo.of_record(r) for r in await self.store.recent(limit)]
-        return (running + finished)[:limit]
+    async def summaries(self, query: MatchQuery, after: ListPosition | None, limit: int) -> list[MatchInfo]:
+        """Up to ``limit`` matches fitting ``query``, after ``after``: this node's running ones
+        (newest started first), then finished ones from the store's index (newest ended first).
+
+        The running part sorts this node's running matches (bounded by its bots' capacity); the
+        finished part reads one page of the store's index, whatever the store's size.
+        """
+        page: list[MatchInfo] = []
+        if query.running is not False and (after is None or after.running):
+            running = [
+                info
+                for m in self.running.values()
+                if query.fits(info := MatchInfo.of_record(m.match.record, running=True))
+            ]
+            running.sort(key=lambda info: info.position, reverse=True)
+            page = [i for i in running if after is None or i.position < after.position][:limit]
+            if len(page) == limit:
+                return page
+            after = None
+        if query.running is not True:
+            page += await self.store.page(query, after.position if after else None, limit - len(page))
+        return page
 
     async def wait(self, match_id: str) -> MatchRecord:
         """Wait for a match to end and return its record."""

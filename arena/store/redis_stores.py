@@ -10,6 +10,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
 from arena.referee.record import MatchRecord
+from arena.store.match_index import MatchInfo, MatchQuery, Position, index_names
 
 PREFIX = "arena"
 
@@ -91,7 +92,12 @@ class RedisTokenStore:
 
 
 class RedisRecordStore:
-    """Finished match records: ``arena:record:{id}`` → JSON; ``arena:records`` orders them by end time.
+    """Finished match records: ``arena:record:{id}`` → JSON, and beside it a small summary
+    ``arena:summary:{id}`` → JSON, so a list never parses whole records.
+
+    Sorted sets by end time index the summaries for each list filter: ``arena:records`` (all),
+    ``arena:records:game:{game}``, ``arena:records:bot:{bot}`` and
+    ``arena:records:game:{game}:bot:{bot}``; a page is a range of one of them.
 
     Sealed records (the rotations of a duplicate deal still being played) wait apart, unlisted and
     unreadable: ``arena:sealed:{seal}`` hash id → JSON, ``arena:sealed-record:{id}`` → its seal.
@@ -101,10 +107,13 @@ class RedisRecordStore:
         self._r = client
 
     async def save(self, record: MatchRecord) -> None:
-        """Store a finished record (idempotent by match id)."""
+        """Store a finished record, its summary and its index entries (idempotent by match id)."""
+        info = MatchInfo.of_record(record)
         async with self._r.pipeline(transaction=True) as pipe:
             pipe.set(key("record", record.match_id), json.dumps(record.to_dict()))
-            pipe.zadd(key("records"), {record.match_id: record.ended_at})
+            pipe.set(key("summary", record.match_id), json.dumps(info.to_dict()))
+            for name in index_names(info):
+                pipe.zadd(index_key(name), {record.match_id: record.ended_at})
             await pipe.execute()
 
     async def get(self, match_id: str) -> MatchRecord | None:
@@ -131,13 +140,40 @@ class RedisRecordStore:
         if held:
             await self._r.delete(key("sealed", seal), *(key("sealed-record", text(i)) for i in held))
 
-    async def recent(self, limit: int) -> list[MatchRecord]:
-        """The most recently ended records, newest first."""
-        ids = await self._r.zrevrange(key("records"), 0, max(0, limit - 1))
+    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
+        """Newest ended first, after ``after``: a range of the query's index, then its summaries.
+
+        ``after``'s rank in the index gives an exact next page (ties in end time included); if its
+        match is not in the index, the page starts below its end time.
+        """
+        name = index_key(query.index_keys())
+        if after is None:
+            ids = await self._r.zrevrange(name, 0, limit - 1)
+        else:
+            async with self._r.pipeline(transaction=False) as pipe:
+                pipe.zrevrank(name, after[1])
+                pipe.zscore(name, after[1])
+                rank, score = await pipe.execute()
+            if rank is not None and score == after[0]:
+                ids = await self._r.zrevrange(name, rank + 1, rank + limit)
+            else:
+                ids = await self._r.zrevrangebyscore(name, f"({after[0]!r}", "-inf", start=0, num=limit)
         if not ids:
             return []
-        values = await self._r.mget([key("record", text(i)) for i in ids])
-        return [MatchRecord.from_dict(json.loads(v)) for v in values if v]
+        match_ids = [text(i) for i in ids]
+        summaries = await self._r.mget([key("summary", i) for i in match_ids])
+        infos: list[MatchInfo] = []
+        for match_id, summary in zip(match_ids, summaries, strict=True):
+            if summary is not None:
+                infos.append(MatchInfo.from_dict(json.loads(summary)))
+            elif (record := await self.get(match_id)) is not None:  # stored before summaries were
+                infos.append(MatchInfo.of_record(record))
+        return infos
+
+
+def index_key(name: tuple[str, ...]) -> str:
+    """The sorted set of one match-list index (see ``RedisRecordStore``)."""
+    return ":".join((key("records"), *name))
 
 
 def text(value: object) -> str:

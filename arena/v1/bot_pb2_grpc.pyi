@@ -25,10 +25,12 @@ Rules of the protocol:
 
 1. Hello first. The first message on the stream must be a Hello; the server answers Welcome, or
    ends the stream with status UNAUTHENTICATED (unknown token), INVALID_ARGUMENT (no Hello first,
-   bytes that do not decode as a ConnectRequest, or a game the bot is not registered for). A
-   newer stream with the same token replaces an older one: the server ends the older stream with
-   status ABORTED and carries on with the newer. A client should not reconnect after ABORTED:
-   another connection of the same bot has taken over.
+   bytes that do not decode as a ConnectRequest, no Hello within a few seconds (3 by default), or
+   a game the bot is not registered for), or RESOURCE_EXHAUSTED (too many streams awaiting their
+   Hello, or too many refused Hellos from the client's address: it is locked out for a while,
+   longer at each refusal). A newer stream with the same token replaces an older one: the server
+   ends the older stream with status ABORTED and carries on with the newer. A client should not
+   reconnect after ABORTED: another connection of the same bot has taken over.
 2. Sequence and echo. Every ActionRequest carries the match_id and a sequence number counting the
    requests to this seat in that match: 1, 2, 3, ... (it says nothing about the other seats). The bot answers with exactly one Action echoing both. An Action
    whose (match_id, sequence) is not the match's outstanding request (stale, duplicate, unknown
@@ -57,7 +59,9 @@ Rules of the protocol:
    forfeits each running match (termination DISCONNECTED).
 8. Keep-alive. The server sends KeepAlive whenever the stream has been idle for the Welcome's
    keep_alive_interval; a bot that hears nothing for several intervals may treat the stream as
-   dead and reconnect. A bot may send Ping to keep proxies and NATs from closing the connection.
+   dead and reconnect. A bot may send Ping to keep proxies and NATs from closing the connection;
+   a stream sending pings faster than the server allows (5 a second by default, 50 at once) is
+   ended with status RESOURCE_EXHAUSTED.
 9. Hidden information. Nothing a seat may not know is ever sent to it: not in an observation, an
    error message or a rejection reason. The match seed is never sent to a bot.
 10. Limits. A message whose bytes do not decode as a ConnectRequest, at any point of the stream,

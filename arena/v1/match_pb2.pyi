@@ -225,10 +225,10 @@ class ListMatchesRequest(_message.Message):
     bot_name: _builtins.str
     """Only matches in which this bot took a seat; empty = any bot."""
     page_size: _builtins.int
-    """The most summaries to return; 0 = the server's default (50). The server may cap it."""
+    """The most summaries to return; 0 = the server's default (50). The server caps it (at 500)."""
     page_token: _builtins.str
-    """The next_page_token of a previous response, passed back unchanged, to get the following page;
-    empty = the first page. Any other value is refused with INVALID_ARGUMENT.
+    """The next_page_token of a previous response with the same filters, to get the following page;
+    empty = the first page. Opaque: anything else is INVALID_ARGUMENT.
     """
     def __init__(
         self,

@@ -42,7 +42,7 @@ from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import QUEUE_STREAM, LeagueStore
 from arena.store.redis_stores import connect, key, text
 from arena.v1 import bot_pb2, common_pb2, league_pb2, league_pb2_grpc
-from tests.grpc.harness import Arena, start_node
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, Arena, start_node
 from tests.grpc.rawbot import RawBot
 
 TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
@@ -184,7 +184,11 @@ def league_request(names: list[str], games: int, request_id: str) -> league_pb2.
 async def create(address: str, request: league_pb2.CreateLeagueRequest) -> league_pb2.League | None:
     async with grpc.aio.insecure_channel(address) as channel:
         try:
-            return (await league_pb2_grpc.LeagueServiceStub(channel).CreateLeague(request, timeout=30)).league
+            return (
+                await league_pb2_grpc.LeagueServiceStub(channel).CreateLeague(
+                    request, timeout=30, metadata=ADMIN_METADATA
+                )
+            ).league
         except grpc.aio.AioRpcError:
             return None
 
@@ -222,7 +226,7 @@ async def test_a_node_killed_while_creating_a_league_leaves_it_whole_or_not_at_a
     node = start_node(redis7.url, "node-c0", port, tmp_path / "c0")
     try:
         for name in names:
-            await asyncio.to_thread(register_bot, address, name, None)
+            await asyncio.to_thread(register_bot, address, name, ADMIN)
         for trial, delay in enumerate((0.05, 0.2, 0.4, 0.8)):
             before = await client.zcard(key("leagues"))
             request = league_request(names, 223, f"trial-{trial}")  # 45 pairs x 223 = 10,035 matches
@@ -283,7 +287,7 @@ async def test_a_bots_matches_at_once_hold_across_nodes(redis7: EmbeddedRedis, t
     try:
         names = ["q1", "q2", "q3", "q4"]
         for i, name in enumerate(names):
-            token = await asyncio.to_thread(register_bot, addresses[0], name, None)
+            token = await asyncio.to_thread(register_bot, addresses[0], name, ADMIN)
             bots.append(CountingBot(addresses[i % 2], token).start())  # two bots on each node
         for bot in bots:
             await asyncio.wait_for(bot.welcomed.wait(), 10)
@@ -313,7 +317,7 @@ async def test_an_idle_node_waiting_for_absent_bots_costs_nothing(redis7: Embedd
     node = start_node(redis7.url, "node-idle", port, tmp_path / "idle")
     try:
         for name in ("gone1", "gone2"):
-            await asyncio.to_thread(register_bot, address, name, None)
+            await asyncio.to_thread(register_bot, address, name, ADMIN)
         league = await create(address, league_request(["gone1", "gone2"], 10_000, "idle"))
         assert league is not None and league.progress.total == 10_000
         client = connect(redis7.url)

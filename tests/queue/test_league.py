@@ -92,13 +92,13 @@ async def test_a_node_killed_mid_league_loses_nothing(redis7: EmbeddedRedis, tmp
     processes: list[subprocess.Popen[str]] = [first]
     try:
         names = ["k1", "k2", "k3"]
-        tokens = [await asyncio.to_thread(register_bot, addresses[0], name, None) for name in names]
+        tokens = [await asyncio.to_thread(register_bot, addresses[0], name, ADMIN) for name in names]
         for token in tokens:
             command = [sys.executable, "-m", "arena_bot", "random", "--token", token, "--concurrency", "4"]
             command += [arg for address in addresses for arg in ("--server", address)]
             processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # noqa: ASYNC220
         league = await asyncio.to_thread(
-            create_league, addresses[0], None, bots=names, players=2, games=40, seed=11, decision_seconds=5.0
+            create_league, addresses[0], ADMIN, bots=names, players=2, games=40, seed=11, decision_seconds=5.0
         )
         client = aioredis.Redis.from_url(redis7.url)
         store = LeagueStore(client)

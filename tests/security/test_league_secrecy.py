@@ -20,6 +20,7 @@ import pytest
 
 from arena.games import get_game
 from arena.service.leagues import LeagueService
+from arena.store.match_index import MatchQuery
 from arena.v1 import bot_pb2, common_pb2, league_pb2, league_pb2_grpc, match_pb2
 from arena.wire import observation_to_proto
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
@@ -169,6 +170,8 @@ async def test_a_match_re_run_after_an_abort_is_dealt_afresh(arena: Arena, leagu
     stall["on"] = False
     await arena.node.matches.shutdown(0)  # as a node shutdown does: the match is recorded as aborted
     await wait_done(leagues, league.league_id, 60)  # re-run after the lease
-    records = [r for r in await arena.node.matches.store.recent(10) if r.match_id.startswith(league.league_id)]
+    store = arena.node.matches.store
+    listed = await store.page(MatchQuery(), None, 10)
+    records = [r for i in listed if i.match_id.startswith(league.league_id) and (r := await store.get(i.match_id))]
     assert sorted(str(r.termination) for r in records) == ["Termination.ABORTED", "Termination.NORMAL"]
     assert records[0].seed != records[1].seed

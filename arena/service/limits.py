@@ -1,0 +1,210 @@
+"""What one node allows its clients, and the small accounting that enforces it (no I/O).
+
+Every number of :class:`Limits` is an ``arena serve`` flag (see the README, "Limits"). The
+transport applies the connection-level ones (gRPC core channel args); the services apply the rest
+with the pieces below, all keyed by the client's *peer address* (its IP, without the port) and
+told the time by the caller, so tests drive them without sleeping:
+
+- :class:`PeerCounter`: how many of something each peer holds now (streams awaiting a Hello),
+  with a global cap and a per-peer cap.
+- :class:`TokenBucket`: a rate with a burst (pings on one bot stream).
+- :class:`RateLimiter`: a token bucket per peer (registrations a minute).
+- :class:`Lockout`: failed Hellos per peer; past a threshold the peer is refused for a while,
+  twice as long at each further failure (backoff), up to a ceiling.
+
+Per-peer tables hold at most ``MAX_PEERS`` entries (the least recently used go first), so a
+client with many addresses cannot make them grow without bound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import resource
+from collections import OrderedDict
+from typing import Any
+
+from arena.errors import ArenaError
+
+MAX_PEERS = 10_000
+"""Entries kept per per-peer table; the least recently used are forgotten first."""
+
+
+class LimitExceededError(ArenaError):
+    """A client asked for more than a limit allows (mapped to RESOURCE_EXHAUSTED)."""
+
+
+def _limit(default: float, help_text: str) -> Any:
+    return dataclasses.field(default=default, metadata={"help": help_text})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Limits:
+    """The node's limits, with defaults sized for one node serving a few thousand bots.
+
+    Each field is the ``arena serve`` flag of the same name (``max_connections`` is
+    ``--max-connections``); its metadata ``help`` is the flag's help.
+    """
+
+    max_connections: int = _limit(4096, "TCP connections at once; kept below the open-files limit")
+    handshake_timeout_seconds: float = _limit(5.0, "a connection still without its HTTP/2 (TLS) handshake is closed")
+    idle_connection_seconds: float = _limit(60.0, "a connection with no call open this long is closed")
+    keepalive_seconds: float = _limit(20.0, "the server pings every connection this often")
+    keepalive_timeout_seconds: float = _limit(10.0, "a connection whose ping is unanswered this long is closed")
+    max_streams_per_connection: int = _limit(100, "calls open at once on one connection")
+    hello_timeout_seconds: float = _limit(3.0, "a bot stream without its Hello by then is ended")
+    max_pending_hellos: int = _limit(1024, "bot streams awaiting their Hello at once, over every client")
+    max_pending_hellos_per_peer: int = _limit(32, "bot streams awaiting their Hello at once from one address")
+    pings_per_second: float = _limit(5.0, "pings a bot stream may send a second on average")
+    ping_burst: int = _limit(50, "pings a bot stream may send at once; a faster stream is ended")
+    hello_failures: int = _limit(10, "refused Hellos from one address before it is locked out")
+    lockout_seconds: float = _limit(30.0, "first lockout; doubled at each further refusal, up to an hour")
+    registrations_per_minute: int = _limit(10, "bots one address may register a minute without the admin token")
+    max_league_bots: int = _limit(256, "bots in one league (each is looked up in the registry)")
+    max_league_matches: int = _limit(100_000, "scheduled matches in one league, counted before scheduling")
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if not value > 0:
+                raise ValueError(f"--{field.name.replace('_', '-')} must be positive, not {value!r}")
+
+
+MAX_LOCKOUT_SECONDS = 3600.0
+RESERVED_FILES = 256
+"""Open files kept free of connections: Redis, logs, the metrics endpoint, the node's own calls."""
+
+
+def raise_open_files_limit(max_connections: int) -> int:
+    """Raise RLIMIT_NOFILE's soft limit to the hard one; returns it. ``ValueError`` when
+    ``max_connections`` does not fit below it with ``RESERVED_FILES`` to spare."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass  # keep the soft limit we have
+    if max_connections > soft - RESERVED_FILES:
+        raise ValueError(
+            f"--max-connections {max_connections} does not fit the open-files limit ({soft}, keeping "
+            f"{RESERVED_FILES} spare): lower it to {max(1, soft - RESERVED_FILES)} or raise 'ulimit -n'"
+        )
+    return soft
+
+
+def peer_address(peer: str) -> str:
+    """The address part of a gRPC peer (``ipv4:10.0.0.1:5555`` → ``ipv4:10.0.0.1``)."""
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+
+
+class PeerCounter:
+    """How many of something each peer holds now, under a global and a per-peer cap."""
+
+    def __init__(self, total: int, per_peer: int) -> None:
+        self.total, self.per_peer = total, per_peer
+        self.held = 0
+        self._by_peer: dict[str, int] = {}
+
+    def acquire(self, peer: str) -> None:
+        """Take one for ``peer``; raises ``LimitExceededError`` past either cap."""
+        mine = self._by_peer.get(peer, 0)
+        if self.held >= self.total:
+            raise LimitExceededError(f"more than {self.total} bot streams are awaiting their Hello; try again later")
+        if mine >= self.per_peer:
+            raise LimitExceededError(f"more than {self.per_peer} bot streams from your address are awaiting a Hello")
+        self._by_peer[peer] = mine + 1
+        self.held += 1
+
+    def release(self, peer: str) -> None:
+        """Give one back."""
+        mine = self._by_peer.get(peer, 0)
+        if mine <= 1:
+            self._by_peer.pop(peer, None)
+        else:
+            self._by_peer[peer] = mine - 1
+        self.held = max(0, self.held - 1)
+
+
+@dataclasses.dataclass(slots=True)
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up."""
+
+    rate: float
+    burst: float
+    tokens: float = -1.0
+    stamp: float = 0.0
+
+    def take(self, now: float) -> bool:
+        """Spend one token if there is one."""
+        if self.tokens < 0:
+            self.tokens, self.stamp = self.burst, now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class RateLimiter:
+    """A token bucket per peer: ``per_minute`` a minute, all of them at once at most."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.per_minute = per_minute
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def check(self, peer: str, now: float, what: str) -> None:
+        """Spend one of ``peer``'s allowance; raises ``LimitExceededError`` when none is left."""
+        bucket = self._buckets.pop(peer, None) or TokenBucket(self.per_minute / 60.0, self.per_minute)
+        self._buckets[peer] = bucket
+        while len(self._buckets) > MAX_PEERS:
+            self._buckets.popitem(last=False)
+        if not bucket.take(now):
+            raise LimitExceededError(f"more than {self.per_minute} {what} a minute from your address; try again later")
+
+
+@dataclasses.dataclass(slots=True)
+class _Failures:
+    count: int = 0
+    locked_until: float = 0.0
+
+
+class Lockout:
+    """Refused Hellos per peer address, with a lockout that doubles at each further refusal."""
+
+    def __init__(self, threshold: int, seconds: float) -> None:
+        self.threshold, self.seconds = threshold, seconds
+        self._peers: OrderedDict[str, _Failures] = OrderedDict()
+
+    def locked_for(self, peer: str, now: float) -> float:
+        """Seconds ``peer`` remains locked out (0 when it may try)."""
+        failures = self._peers.get(peer)
+        return 0.0 if failures is None else max(0.0, failures.locked_until - now)
+
+    def failed(self, peer: str, now: float) -> None:
+        """Count a refused Hello; past the threshold lock the peer out, longer each time."""
+        failures = self._peers.pop(peer, None) or _Failures()
+        self._peers[peer] = failures
+        while len(self._peers) > MAX_PEERS:
+            self._peers.popitem(last=False)
+        failures.count += 1
+        over = failures.count - self.threshold
+        if over >= 0:
+            failures.locked_until = now + min(MAX_LOCKOUT_SECONDS, self.seconds * 2.0 ** min(over, 20))
+
+    def succeeded(self, peer: str) -> None:
+        """A good Hello clears the peer's record."""
+        self._peers.pop(peer, None)
+
+
+class HelloRefusal(enum.Enum):
+    """Why a bot stream was refused before its Welcome (the label of ``arena_hello_refused_total``)."""
+
+    TIMEOUT = "timeout"
+    NOT_HELLO = "not_hello"
+    UNDECODABLE = "undecodable"
+    BAD_TOKEN = "bad_token"
+    TOO_MANY_PENDING = "too_many_pending"
+    LOCKED_OUT = "locked_out"

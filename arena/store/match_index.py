@@ -1,0 +1,114 @@
+"""Summaries of finished matches and the queries that list them (no I/O).
+
+A summary (:class:`MatchInfo`) is the small part of a record a list shows; the stores keep one
+beside each record and index them by end time for each list filter (:func:`index_names`), so a
+list reads one page of one index and never parses whole records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from arena.games.base import Outcome
+from arena.referee.record import MatchRecord, outcome_from_dict
+from arena.referee.timecontrol import TimeControl
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchInfo:
+    """One line of a match list."""
+
+    match_id: str
+    game: str
+    players: list[str]
+    options: dict[str, Any]
+    time_control: TimeControl
+    outcome: Outcome | None
+    started_at: float
+    ended_at: float
+    running: bool
+
+    @property
+    def position(self) -> Position:
+        """Where this summary stands in a list: running ones by start, finished ones by end."""
+        return (self.started_at if self.running else self.ended_at, self.match_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (the summary stored beside each record)."""
+        return {
+            "match_id": self.match_id,
+            "game": self.game,
+            "players": list(self.players),
+            "options": self.options,
+            "time_control": self.time_control.to_dict(),
+            "outcome": self.outcome.to_dict() if self.outcome else None,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchInfo:
+        """Read :meth:`to_dict` back (a finished match)."""
+        outcome = data.get("outcome")
+        return cls(
+            str(data["match_id"]),
+            str(data["game"]),
+            [str(p) for p in data["players"]],
+            dict(data.get("options") or {}),
+            TimeControl.from_dict(data["time_control"]),
+            outcome_from_dict(outcome) if outcome else None,
+            float(data["started_at"]),
+            float(data["ended_at"]),
+            False,
+        )
+
+    @classmethod
+    def of_record(cls, record: MatchRecord, running: bool = False) -> MatchInfo:
+        """The summary of a record."""
+        return cls(
+            record.match_id,
+            record.game,
+            list(record.players),
+            record.options,
+            record.time_control,
+            record.outcome,
+            record.started_at,
+            record.ended_at,
+            running,
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchQuery:
+    """Which matches a list wants: empty strings and ``None`` mean any."""
+
+    game: str = ""
+    bot: str = ""
+    running: bool | None = None
+
+    def fits(self, info: MatchInfo) -> bool:
+        """Whether ``info`` is one of them."""
+        return (
+            (not self.game or info.game == self.game)
+            and (not self.bot or self.bot in info.players)
+            and (self.running is None or info.running == self.running)
+        )
+
+    def index_keys(self) -> tuple[str, ...]:
+        """The index that holds exactly the finished matches fitting the game and bot filters."""
+        game: tuple[str, ...] = ("game", self.game) if self.game else ()
+        bot: tuple[str, ...] = ("bot", self.bot) if self.bot else ()
+        return game + bot
+
+
+Position = tuple[float, str]
+"""Where a list stands: the (time, match id) of the last summary returned."""
+
+
+def index_names(info: MatchInfo) -> list[tuple[str, ...]]:
+    """Every index a finished match is listed in: all, by game, by bot, by game and bot."""
+    names: list[tuple[str, ...]] = [(), ("game", info.game)]
+    for bot in sorted(set(info.players)):
+        names += [("bot", bot), ("game", info.game, "bot", bot)]
+    return names

@@ -1,0 +1,79 @@
+"""The limits' accounting, driven by a given clock: caps, buckets, lockouts with backoff, bounded tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.service import limits as limits_module
+from arena.service.limits import (
+    MAX_LOCKOUT_SECONDS,
+    LimitExceededError,
+    Limits,
+    Lockout,
+    PeerCounter,
+    RateLimiter,
+    TokenBucket,
+    peer_address,
+)
+
+
+def test_peer_addresses_drop_the_port() -> None:
+    assert peer_address("ipv4:10.0.0.1:5555") == "ipv4:10.0.0.1"
+    assert peer_address("ipv6:[::1]:5555") == "ipv6:[::1]"
+    assert peer_address("unix:/tmp/sock") == "unix:/tmp/sock"
+
+
+def test_a_peer_counter_holds_a_global_and_a_per_peer_cap_and_gives_back() -> None:
+    counter = PeerCounter(total=3, per_peer=2)
+    counter.acquire("a")
+    counter.acquire("a")
+    with pytest.raises(LimitExceededError, match="more than 2 bot streams from your address"):
+        counter.acquire("a")
+    counter.acquire("b")
+    with pytest.raises(LimitExceededError, match="more than 3 bot streams are awaiting"):
+        counter.acquire("c")
+    counter.release("a")
+    counter.acquire("c")
+    for peer in ("a", "b", "c"):
+        counter.release(peer)
+    assert counter.held == 0
+
+
+def test_a_token_bucket_allows_its_burst_then_its_rate() -> None:
+    bucket = TokenBucket(rate=2.0, burst=3)
+    assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.take(0.5) and not bucket.take(0.5)
+    assert [bucket.take(100.0) for _ in range(4)] == [True, True, True, False]  # never more than the burst
+
+
+def test_the_lockout_starts_at_the_threshold_and_doubles_up_to_a_ceiling() -> None:
+    lockout = Lockout(threshold=2, seconds=10.0)
+    lockout.failed("p", 0.0)
+    assert lockout.locked_for("p", 0.0) == 0
+    lockout.failed("p", 0.0)
+    assert lockout.locked_for("p", 0.0) == 10.0
+    lockout.failed("p", 0.0)
+    assert lockout.locked_for("p", 0.0) == 20.0
+    for _ in range(40):
+        lockout.failed("p", 0.0)
+    assert lockout.locked_for("p", 0.0) == MAX_LOCKOUT_SECONDS
+    assert lockout.locked_for("other", 0.0) == 0
+    lockout.succeeded("p")
+    assert lockout.locked_for("p", 0.0) == 0
+
+
+def test_per_peer_tables_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits_module, "MAX_PEERS", 50)
+    limiter, lockout = RateLimiter(per_minute=1), Lockout(threshold=1, seconds=5.0)
+    for i in range(500):
+        limiter.check(f"peer{i}", 0.0, "calls")
+        lockout.failed(f"peer{i}", 0.0)
+    assert len(limiter._buckets) == 50 and len(lockout._peers) == 50
+    with pytest.raises(LimitExceededError, match="more than 1 calls a minute from your address"):
+        limiter.check("peer499", 1.0, "calls")
+    limiter.check("peer499", 61.0, "calls")
+
+
+def test_every_limit_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="--max-connections must be positive, not 0"):
+        Limits(max_connections=0)
