@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from arena import wire
-from arena.errors import ArenaError
 from arena.games.base import Outcome
 from arena.league.elo import INITIAL_RATING
 from arena.league.schedule import LeagueFormat, LeagueSpec
@@ -28,12 +27,9 @@ FAULTS = {
 }
 
 
-MAX_PAGE_TOKEN_DIGITS = 9
-"""A page token is an offset this server gave out: a decimal number of at most this many digits."""
-
-
-class PageTokenError(ArenaError, ValueError):
-    """A page token is not one the server gave out (INVALID_ARGUMENT)."""
+duration = wire_common.duration_to_proto
+timestamp = wire_common.timestamp_to_proto
+seconds = wire_common.duration_from_proto
 
 
 def time_control_to_proto(tc: TimeControl) -> common_pb2.TimeControl:
