@@ -161,14 +161,12 @@ class GameColoretto:
     def check_action(self, state: State, seat: Seat, action: object) -> Action:
         """Return ``action`` as a legal action of ``seat`` now, or raise saying exactly why not."""
         if state.finished:
-            raise IllegalActionError(f"illegal action {shorten(action)!r} for seat {seat}: the match is over")
+            raise IllegalActionError(f"illegal action {_shown(action)} for seat {seat}: the match is over")
         if seat != state.seat:
-            raise IllegalActionError(
-                f"illegal action {shorten(action)!r} for seat {seat}: it is seat {state.seat}'s turn"
-            )
+            raise IllegalActionError(f"illegal action {_shown(action)} for seat {seat}: it is seat {state.seat}'s turn")
         if not isinstance(action, Action):
             raise InvalidActionError(
-                f"invalid action {shorten(action)!r} for seat {seat}: expected 'draw', 'place r' or 'take r'"
+                f"invalid action {_shown(action)} for seat {seat}: expected 'draw', 'place r' or 'take r'"
             )
         if action in _legal(state)[1]:
             return action
@@ -217,7 +215,7 @@ class GameColoretto:
         for seat in sorted(actions):
             if seat != state.seat:
                 raise IllegalActionError(
-                    f"illegal action {shorten(actions[seat])!r} for seat {seat}: it is seat {state.seat}'s turn"
+                    f"illegal action {_shown(actions[seat])} for seat {seat}: it is seat {state.seat}'s turn"
                 )
         raise IllegalActionError(f"no action for seat {state.seat}: it is to move")
 
@@ -268,6 +266,11 @@ def _is_legal(state: State, action: Action) -> bool:
     if action.kind is ActionKind.PLACE:
         return state.drawn is not None and len(state.rows[row]) < capacities[row]
     return state.drawn is None and bool(state.rows[row])
+
+
+def _shown(action: object) -> str:
+    """An action as an error message names it: in notation, or quoted and truncated if it is not one."""
+    return str(action) if isinstance(action, Action) else repr(shorten(action))
 
 
 def _is_int(value: object) -> bool:
