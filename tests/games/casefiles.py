@@ -19,3 +19,8 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
     """The ``cases`` list of a shared case file."""
     cases: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["cases"]
     return cases
+
+
+SHARED_COLORETTO = SHARED_5211.parent / "coloretto"
+COLORETTO_PLAYTHROUGHS = SHARED_COLORETTO / "playthroughs.json"
+COLORETTO_SCORING = SHARED_COLORETTO / "scoring.json"

@@ -1,0 +1,24 @@
+"""Coloretto: 2-5 players, sequential turns, set collection, no private information."""
+
+from arena.games.coloretto.cards import ACTIONS, CARDS, Action, ActionKind, Card, Collection
+from arena.games.coloretto.rules import GameColoretto
+from arena.games.coloretto.scoring import Scoring, SeatScore, score_collection
+from arena.games.coloretto.state import GameResult, Observation, RoundRecord, State, Take
+
+__all__ = [
+    "ACTIONS",
+    "CARDS",
+    "Action",
+    "ActionKind",
+    "Card",
+    "Collection",
+    "GameColoretto",
+    "GameResult",
+    "Observation",
+    "RoundRecord",
+    "Scoring",
+    "SeatScore",
+    "State",
+    "Take",
+    "score_collection",
+]
