@@ -122,13 +122,12 @@ async def test_garbage_bytes_as_a_request_are_invalid_argument_not_unknown(arena
 
 
 async def test_a_malformed_page_token_is_invalid_argument(arena: Arena) -> None:
-    for token in ("²", "-1", "abc", "1" * 200):
+    for token in ("²", "-1", "abc", "1" * 200, "50"):  # page tokens are opaque cursors the server gave out
         with pytest.raises(grpc.aio.AioRpcError) as failure:
             await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_token=token))
         assert failure.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert "page_token" in (failure.value.details() or "")
+        assert "page token" in (failure.value.details() or "")
         assert len(failure.value.details() or "") <= MAX_DETAILS
-    assert not (await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_token="50"))).matches
 
 
 # -- a bot in two seats -----------------------------------------------------------------------------
