@@ -2,7 +2,7 @@
 
 from arena.games.fool.cards import CARDS, FULL_DECK, WILD, Card, Colour, default_card_set, format_cards
 from arena.games.fool.rules import GameFool, deck_from_deals
-from arena.games.fool.scoring import RoundResult, hand_cost, round_scores
+from arena.games.fool.scoring import RoundResult, RoundSummary, hand_cost, round_scores
 from arena.games.fool.state import Observation, Setup, State
 from arena.games.fool.trick import Play, Trick, legal_cards, resolve
 
@@ -16,6 +16,7 @@ __all__ = [
     "Observation",
     "Play",
     "RoundResult",
+    "RoundSummary",
     "Setup",
     "State",
     "Trick",

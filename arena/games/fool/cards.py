@@ -43,9 +43,11 @@ MAX_TEXT: Final = 40
 
 
 def quote(value: object) -> str:
-    """``repr`` of a value's text, truncated for an error message."""
-    text = value if isinstance(value, str) else str(value)
-    return repr(text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "...")
+    """A value for an error message: a string quoted, anything else as written; truncated."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + "...")
+    text = str(value) if getattr(value, "notation", None) else repr(value)
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
 
 
 class Card(int):

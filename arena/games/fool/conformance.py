@@ -153,8 +153,10 @@ def _expect(what: str, expected: object, actual: object) -> None:
 
 
 def _show(value: object) -> str:
-    if isinstance(value, (frozenset, set)):
+    if isinstance(value, frozenset) and all(isinstance(v, str) for v in value):
         return "{" + ", ".join(sorted(value, key=lambda t: int(Card.parse(t)))) + "}"
+    if isinstance(value, frozenset):
+        return _show(tuple(sorted(value)))
     if isinstance(value, tuple):
         return "[" + ", ".join(_show(v) for v in value) + "]"
     return json.dumps(value)
@@ -200,19 +202,22 @@ def _check_game(case: GameCase) -> None:
                 except ActionError as error:
                     raise _MismatchError(f"{at} play {index}: engine rejected {text}: {error}") from None
             view = GAME.public_view(state)
-            scored = len(view.history) >= expected.round
-            tricks = view.history[expected.round - 1].tricks if scored else view.tricks
-            if len(tricks) < number:
+            got = view.last_trick
+            over = bool(view.rounds) and view.rounds[-1].round == expected.round
+            if got is None or (not over and len(view.tricks) != number):
                 raise _MismatchError(f"{at}: the engine's trick is not complete after its {len(trick.plays)} plays")
-            got = tricks[number - 1]
+            if over != (number == len(expected.tricks)):
+                ended = "ended" if over else "did not end"
+                raise _MismatchError(
+                    f"{where} tricks: expected {len(expected.tricks)}, the engine's round {ended} after {number}"
+                )
             _expect(f"{at} lead_colour", trick.lead_colour, got.lead_colour.letter if got.lead_colour else None)
             _expect(f"{at} winner", trick.winner, got.winner)
             _expect(f"{at} fools", trick.fools, got.fools)
         view = GAME.public_view(state)
-        if len(view.history) < expected.round:
+        if not view.rounds or view.rounds[-1].round != expected.round:
             raise _MismatchError(f"{where}: the engine's round is not over after its {len(expected.tricks)} tricks")
-        result = view.history[expected.round - 1]
-        _expect(f"{where} tricks", len(expected.tricks), len(result.tricks))
+        result = view.rounds[-1]
         left = tuple(tuple(sorted(map(str, h), key=lambda t: int(Card.parse(t)))) for h in result.left_in_hand)
         _expect(f"{where} left_in_hand", expected.left_in_hand, left)
         _expect(f"{where} round_scores", expected.round_scores, result.scores)

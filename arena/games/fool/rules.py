@@ -30,7 +30,7 @@ from arena.games.fool.cards import (
     format_cards,
     quote,
 )
-from arena.games.fool.scoring import RoundResult, is_game_over, round_scores
+from arena.games.fool.scoring import RoundResult, RoundSummary, is_game_over, round_scores
 from arena.games.fool.state import Observation, Setup, State
 from arena.games.fool.trick import Play, completed, legal_cards
 
@@ -107,7 +107,7 @@ class GameFool:
             deals=() if deck is None else _parse_deals(deck, cards_in_play),
         )
         zeros = (0,) * num_players
-        return _deal(setup, 1, first_dealer, (), zeros, zeros)
+        return _deal(setup, 1, first_dealer, (), (), zeros, zeros)
 
     # -- whose turn, and what they may do --------------------------------------------------------
 
@@ -209,6 +209,7 @@ class GameFool:
                 to_play,
                 state.tricks,
                 state.history,
+                state.rounds,
                 state.totals,
                 state.tens,
             )
@@ -228,6 +229,7 @@ class GameFool:
             _order(done.winner, setup.num_players, done.fools),
             tricks,
             state.history,
+            state.rounds,
             state.totals,
             state.tens,
         )
@@ -236,12 +238,10 @@ class GameFool:
         if state.finished:
             raise IllegalActionError("no action can be applied: the match is over")
         seat = state.to_play[0]
-        if seat not in actions:
-            raise IllegalActionError(f"no action for seat {seat}: it is the one seat to play now")
         for other in actions:
             if other != seat:
-                self.check_action(state, other, actions[other])
-        raise IllegalActionError(f"one action at a time: only seat {seat} plays now")  # pragma: no cover
+                self.check_action(state, other, actions[other])  # raises: it is not that seat's turn
+        raise IllegalActionError(f"no action for seat {seat}: it is the one seat to play now")
 
     # -- views and result -------------------------------------------------------------------------
 
@@ -291,7 +291,8 @@ def _view(state: State, seat: Seat | None, hand: tuple[Card, ...]) -> Observatio
         lead_colour=state.lead,
         to_play=state.to_play[0] if state.to_play else None,
         tricks=state.tricks,
-        history=state.history,
+        last_trick=state.tricks[-1] if state.tricks else state.history[-1].tricks[-1] if state.history else None,
+        rounds=state.rounds,
         totals=state.totals,
         tens=state.tens,
         finished=state.finished,
@@ -312,6 +313,7 @@ def _deal(
     round_number: int,
     dealer: Seat,
     history: tuple[RoundResult, ...],
+    rounds: tuple[RoundSummary, ...],
     totals: tuple[int, ...],
     tens: tuple[int, ...],
 ) -> State:
@@ -332,6 +334,7 @@ def _deal(
         _order(leader, setup.num_players, ()),
         (),
         history,
+        rounds,
         totals,
         tens,
     )
@@ -342,12 +345,27 @@ def _end_round(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[
     scores = round_scores(hands, tricks[-1].fools, setup.wild_penalty)
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
     tens = tuple(t + (s > 0) for t, s in zip(state.tens, scores, strict=True))
-    history = (*state.history, RoundResult(state.round, state.dealer, tricks, hands, scores, totals, tens))
+    result = RoundResult(state.round, state.dealer, tricks, hands, scores, totals, tens)
+    history = (*state.history, result)
+    rounds = (*state.rounds, result.summary())
     if not is_game_over(totals, tens):
-        return _deal(setup, state.round + 1, (state.dealer + 1) % setup.num_players, history, totals, tens)
+        return _deal(setup, state.round + 1, (state.dealer + 1) % setup.num_players, history, rounds, totals, tens)
     last = tricks[-1]
     return State(
-        setup, state.round, state.dealer, hands, last.winner, last.fools, (), None, (), tricks, history, totals, tens
+        setup,
+        state.round,
+        state.dealer,
+        hands,
+        last.winner,
+        last.fools,
+        (),
+        None,
+        (),
+        tricks,
+        history,
+        rounds,
+        totals,
+        tens,
     )
 
 
@@ -372,11 +390,9 @@ def _card_sets(value: object) -> dict[int, tuple[Card, ...]]:
             raise GameSetupError(
                 f"option card_set[{count}] holds {len(parsed)} cards, not a multiple of {count} players"
             )
-        extra = Counter(parsed) - FULL_COUNTS
+        extra = format_cards(sorted((Counter(parsed) - FULL_COUNTS).elements()))
         if extra:
-            raise GameSetupError(
-                f"option card_set[{count}] holds more copies than the game has: {quote(format_cards(sorted(extra)))}"
-            )
+            raise GameSetupError(f"option card_set[{count}] holds more copies than the game has: {quote(extra)}")
         result[count] = parsed
     return result
 

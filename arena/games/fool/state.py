@@ -6,7 +6,7 @@ import dataclasses
 
 from arena.games.base import Seat
 from arena.games.fool.cards import Card, Colour
-from arena.games.fool.scoring import RoundResult
+from arena.games.fool.scoring import RoundResult, RoundSummary
 from arena.games.fool.trick import Play, Trick
 
 
@@ -52,7 +52,9 @@ class State:
     tricks: tuple[Trick, ...]
     """This round's completed tricks (the last round's, once the match is over)."""
     history: tuple[RoundResult, ...]
-    """Every scored round, oldest first."""
+    """Every scored round with its tricks, oldest first (for replays and printers)."""
+    rounds: tuple[RoundSummary, ...]
+    """The same rounds without their tricks (what observations carry)."""
     totals: tuple[int, ...]
     tens: tuple[int, ...]
     """Each seat's count of +10 rounds."""
@@ -96,9 +98,13 @@ class Observation:
     to_play: Seat | None
     """The seat to play now; None once the match is over."""
     tricks: tuple[Trick, ...]
-    """This round's completed tricks."""
-    history: tuple[RoundResult, ...]
-    """Every scored round: its tricks, the hands left (revealed) and the scores."""
+    """This round's completed tricks (the last round's, once the match is over)."""
+    last_trick: Trick | None
+    """The latest completed trick: this round's last one, or the one that ended the last round."""
+    rounds: tuple[RoundSummary, ...]
+    """Every scored round: the hands left (revealed) and the scores. Earlier rounds' tricks are not
+    repeated in every observation: each was seen as it was played, nothing carries over a new
+    deal, and the match replay holds them all."""
     totals: tuple[int, ...]
     tens: tuple[int, ...]
     finished: bool
