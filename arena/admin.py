@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -26,10 +27,25 @@ from arena.v1 import (
 from arena.wire.common import duration_to_proto
 
 
-def channel(address: str, tls_ca: str | None = None) -> grpc.Channel:
-    """A blocking channel to an arena, TLS when a CA file is given."""
-    if tls_ca:
-        return grpc.secure_channel(address, grpc.ssl_channel_credentials(Path(tls_ca).read_bytes()))
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClientTls:
+    """How the admin commands reach an arena over TLS: the CA to trust, and for an arena that wants
+    client certificates (``arena serve --tls-client-ca``) a certificate chain and its key (PEM files)."""
+
+    ca: str
+    cert: str | None = None
+    key: str | None = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        """The channel credentials these files make."""
+        pair = (Path(self.key).read_bytes(), Path(self.cert).read_bytes()) if self.cert and self.key else (None, None)
+        return grpc.ssl_channel_credentials(Path(self.ca).read_bytes(), *pair)
+
+
+def channel(address: str, tls: ClientTls | None = None) -> grpc.Channel:
+    """A blocking channel to an arena: TLS when given, else plain TCP."""
+    if tls is not None:
+        return grpc.secure_channel(address, tls.credentials())
     return grpc.insecure_channel(address)
 
 
@@ -37,24 +53,24 @@ def _metadata(admin_token: str | None) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {admin_token}"),) if admin_token else ()
 
 
-def register_bot(address: str, name: str, admin_token: str | None, tls_ca: str | None = None) -> str:
+def register_bot(address: str, name: str, admin_token: str | None, tls: ClientTls | None = None) -> str:
     """Register a bot; returns its token."""
-    with channel(address, tls_ca) as ch:
+    with channel(address, tls) as ch:
         stub = registry_pb2_grpc.RegistryServiceStub(ch)
         response = stub.RegisterBot(registry_pb2.RegisterBotRequest(name=name), metadata=_metadata(admin_token))
         return str(response.token)
 
 
-def revoke_token(address: str, name: str, admin_token: str | None, tls_ca: str | None = None) -> None:
+def revoke_token(address: str, name: str, admin_token: str | None, tls: ClientTls | None = None) -> None:
     """Revoke a bot's token: it can no longer connect, and its live connection is closed."""
-    with channel(address, tls_ca) as ch:
+    with channel(address, tls) as ch:
         stub = registry_pb2_grpc.RegistryServiceStub(ch)
         stub.RevokeToken(registry_pb2.RevokeTokenRequest(name=name), metadata=_metadata(admin_token))
 
 
-def rotate_token(address: str, name: str, admin_token: str | None, tls_ca: str | None = None) -> str:
+def rotate_token(address: str, name: str, admin_token: str | None, tls: ClientTls | None = None) -> str:
     """Give a bot a new token (returned) in place of the old one, which stops working."""
-    with channel(address, tls_ca) as ch:
+    with channel(address, tls) as ch:
         stub = registry_pb2_grpc.RegistryServiceStub(ch)
         return str(stub.RotateToken(registry_pb2.RotateTokenRequest(name=name), metadata=_metadata(admin_token)).token)
 
@@ -69,10 +85,10 @@ def play_match(
     decision_seconds: float,
     bank_seconds: float,
     out: TextIO,
-    tls_ca: str | None = None,
+    tls: ClientTls | None = None,
 ) -> int:
     """Start a match, follow it live, print the result table; 0 if it ended normally."""
-    with channel(address, tls_ca) as ch:
+    with channel(address, tls) as ch:
         stub = match_pb2_grpc.MatchServiceStub(ch)
         request = match_pb2.StartMatchRequest(
             game="5211",
@@ -118,7 +134,7 @@ def create_league(
     name: str = "",
     decision_seconds: float = 1.0,
     bank_seconds: float = 10.0,
-    tls_ca: str | None = None,
+    tls: ClientTls | None = None,
 ) -> league_pb2.League:
     """Schedule a league and queue its matches."""
     spec = league_pb2.LeagueSpec(
@@ -137,7 +153,7 @@ def create_league(
     if seed is not None:
         spec.seed = seed
     request = league_pb2.CreateLeagueRequest(spec=spec, request_id=uuid.uuid4().hex)
-    with channel(address, tls_ca) as ch:
+    with channel(address, tls) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         for attempt in range(CREATE_ATTEMPTS):
             try:  # the same request id each time: a retry returns the league, never a second one
@@ -154,10 +170,10 @@ CREATE_ATTEMPTS = 6
 
 
 def cancel_league(
-    address: str, league_id: str, admin_token: str | None, tls_ca: str | None = None
+    address: str, league_id: str, admin_token: str | None, tls: ClientTls | None = None
 ) -> league_pb2.League:
     """Cancel a league (its queued matches are dropped unplayed); returns it."""
-    with channel(address, tls_ca) as ch:
+    with channel(address, tls) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         request = league_pb2.CancelLeagueRequest(league_id=league_id)
         return stub.CancelLeague(request, metadata=_metadata(admin_token)).league
@@ -167,13 +183,13 @@ def watch_league(
     address: str,
     league_id: str,
     console: Console,
-    tls_ca: str | None = None,
+    tls: ClientTls | None = None,
     poll_seconds: float = 0.5,
     check: Callable[[league_pb2.League], None] | None = None,
 ) -> league_pb2.League:
     """Show a live progress bar until every match of the league has its result, or it is cancelled;
     ``check`` is called with the league at every poll and may raise to stop watching."""
-    with channel(address, tls_ca) as ch:
+    with channel(address, tls) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
         columns = (
@@ -238,8 +254,8 @@ def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
     return table
 
 
-def get_leaderboard(address: str, league_id: str, tls_ca: str | None = None) -> league_pb2.GetLeaderboardResponse:
+def get_leaderboard(address: str, league_id: str, tls: ClientTls | None = None) -> league_pb2.GetLeaderboardResponse:
     """The league table from the server."""
-    with channel(address, tls_ca) as ch:
+    with channel(address, tls) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         return stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id=league_id))

@@ -10,9 +10,13 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+
+
+if TYPE_CHECKING:
+    from arena.admin import ClientTls
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -83,14 +87,14 @@ def _serve(args: argparse.Namespace) -> int:
 def _register(args: argparse.Namespace) -> int:
     from arena.admin import register_bot
 
-    print(register_bot(args.server, args.name, _admin_token(args), args.tls_ca))
+    print(register_bot(args.server, args.name, _admin_token(args), _tls(args)))
     return 0
 
 
 def _token_revoke(args: argparse.Namespace) -> int:
     from arena.admin import revoke_token
 
-    revoke_token(args.server, args.name, _admin_token(args), args.tls_ca)
+    revoke_token(args.server, args.name, _admin_token(args), _tls(args))
     print(f"the token of {args.name} is revoked; its live connection is closed")
     return 0
 
@@ -98,7 +102,7 @@ def _token_revoke(args: argparse.Namespace) -> int:
 def _token_rotate(args: argparse.Namespace) -> int:
     from arena.admin import rotate_token
 
-    print(rotate_token(args.server, args.name, _admin_token(args), args.tls_ca))
+    print(rotate_token(args.server, args.name, _admin_token(args), _tls(args)))
     return 0
 
 
@@ -115,7 +119,7 @@ def _match(args: argparse.Namespace) -> int:
         decision_seconds=args.decision_seconds,
         bank_seconds=args.bank_seconds,
         out=sys.stdout,
-        tls_ca=args.tls_ca,
+        tls=_tls(args),
     )
 
 
@@ -148,11 +152,11 @@ def _league_create(args: argparse.Namespace) -> int:
         candidate=args.gauntlet,
         name=args.name,
         decision_seconds=args.decision_seconds,
-        tls_ca=args.tls_ca,
+        tls=_tls(args),
     )
     print(f"league {league.league_id}: {league.progress.total} matches queued")
     if args.watch:
-        watch_league(args.server, league.league_id, Console(), args.tls_ca)
+        watch_league(args.server, league.league_id, Console(), _tls(args))
     return 0
 
 
@@ -161,7 +165,7 @@ def _league_watch(args: argparse.Namespace) -> int:
 
     from arena.admin import watch_league
 
-    watch_league(args.server, args.league, Console(), args.tls_ca)
+    watch_league(args.server, args.league, Console(), _tls(args))
     return 0
 
 
@@ -169,7 +173,7 @@ def _league_cancel(args: argparse.Namespace) -> int:
     from arena.admin import cancel_league
     from arena.v1 import league_pb2
 
-    league = cancel_league(args.server, args.league, _admin_token(args), args.tls_ca)
+    league = cancel_league(args.server, args.league, _admin_token(args), _tls(args))
     p = league.progress
     if league.state == league_pb2.LEAGUE_STATE_FINISHED:
         print(f"league {league.league_id} had finished ({p.done} of {p.total} matches): nothing to cancel")
@@ -185,7 +189,7 @@ def _league_list(args: argparse.Namespace) -> int:
     from arena.admin import channel
     from arena.v1 import league_pb2, league_pb2_grpc
 
-    with channel(args.server, args.tls_ca) as ch:
+    with channel(args.server, _tls(args)) as ch:
         leagues = league_pb2_grpc.LeagueServiceStub(ch).ListLeagues(league_pb2.ListLeaguesRequest()).leagues
     for league in leagues:
         p = league.progress
@@ -200,7 +204,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     from arena.admin import get_leaderboard, leaderboard_table
 
     Console(width=max(120, Console().width)).print(
-        leaderboard_table(get_leaderboard(args.server, args.league, args.tls_ca))
+        leaderboard_table(get_leaderboard(args.server, args.league, _tls(args)))
     )
     return 0
 
@@ -211,7 +215,7 @@ def _nodes(args: argparse.Namespace) -> int:
     from arena.admin import channel
     from arena.v1 import node_pb2, node_pb2_grpc
 
-    with channel(args.server, args.tls_ca) as ch:
+    with channel(args.server, _tls(args)) as ch:
         nodes = node_pb2_grpc.NodeServiceStub(ch).ListNodes(node_pb2.ListNodesRequest()).nodes
     print(
         f"{'node':<28} {'address':<22} {'age':>6} {'bots':>6} {'matches':>8} {'held':>6} "
@@ -283,6 +287,10 @@ def _admin_token(args: argparse.Namespace) -> str | None:
 def _client_options(parser: argparse.ArgumentParser, admin: bool = True) -> None:
     parser.add_argument("--server", default=DEFAULT_SERVER, help=f"arena address (default {DEFAULT_SERVER})")
     parser.add_argument("--tls-ca", help="PEM file of the CA to trust (TLS); plain TCP without it")
+    parser.add_argument(
+        "--tls-client-cert", metavar="PEM", help="client certificate chain, for an arena with --tls-client-ca"
+    )
+    parser.add_argument("--tls-client-key", metavar="PEM", help="the client certificate's private key")
     if admin:
         parser.add_argument(
             "--admin-token", help="admin token (visible to local users: prefer --admin-token-file or the default)"
@@ -293,6 +301,20 @@ def _client_options(parser: argparse.ArgumentParser, admin: bool = True) -> None
             help="read the admin token from this file (default: $ARENA_ADMIN_TOKEN, or DATA_DIR/admin-token)",
         )
         parser.add_argument("--data-dir", default="data", help="where a local server keeps its admin token")
+
+
+def _tls(args: argparse.Namespace) -> ClientTls | None:
+    """The TLS files the client options name (None: plain TCP)."""
+    cert, key = getattr(args, "tls_client_cert", None), getattr(args, "tls_client_key", None)
+    if bool(cert) != bool(key):
+        raise OperatorError("--tls-client-cert and --tls-client-key go together")
+    if not args.tls_ca:
+        if cert:
+            raise OperatorError("a client certificate needs --tls-ca as well")
+        return None
+    from arena.admin import ClientTls
+
+    return ClientTls(args.tls_ca, cert, key)
 
 
 class _Parser(argparse.ArgumentParser):

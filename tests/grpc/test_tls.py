@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
 from pathlib import Path
 
 import grpc
@@ -107,5 +108,29 @@ async def test_with_client_ca_only_a_bot_with_a_certificate_from_that_ca_plays(p
         assert [session.name for session in node.hub.connected()] == ["mutual"]
         bot.stop()
         await asyncio.wait_for(task, 10)
+    finally:
+        await server.stop(0.5)
+
+
+async def test_the_admin_commands_reach_an_arena_that_wants_client_certificates(pki: dict[str, Path]) -> None:
+    node = ArenaNode.in_memory(admin_token="mtls-admin")
+    server = await start_server(node, "127.0.0.1:0", TlsFiles(pki["server"], pki["server-key"], pki["ca"]))
+    address = f"localhost:{server.port}"
+    common = ["--server", address, "--tls-ca", str(pki["ca"]), "--admin-token", "mtls-admin"]
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "arena.cli", *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+    try:
+        without = await asyncio.to_thread(arena, "register", "plain", *common)
+        assert without.returncode == 1 and "Traceback" not in without.stderr
+        cert = ["--tls-client-cert", str(pki["client"]), "--tls-client-key", str(pki["client-key"])]
+        made = await asyncio.to_thread(arena, "register", "mutual", *common, *cert)
+        assert made.returncode == 0, made.stderr
+        assert await node.registry.authenticate(made.stdout.strip()) == "mutual"
+        half = await asyncio.to_thread(arena, "register", "half", *common, cert[0], cert[1])
+        assert half.returncode == 2
+        assert half.stderr.strip() == "arena register: --tls-client-cert and --tls-client-key go together"
     finally:
         await server.stop(0.5)
