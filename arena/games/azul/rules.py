@@ -152,7 +152,7 @@ class GameAzul:
             if seat != state.to_act:
                 return ()
             return _legal_takes(state, state.boards[seat])
-        if state.phase is Phase.TILING and 0 <= seat < state.num_players:
+        if state.phase is Phase.TILING and 0 <= seat < state.num_players and state.boards[seat].full_lines():
             board = state.boards[seat]
             return tuple(Tiling(placements) for placements in _tilings(board, board.wall, 0))
         return ()

@@ -87,5 +87,5 @@ def format_row(row: tuple[Tile | None, ...]) -> str:
 
 def shown(text: object, limit: int = 40) -> str:
     """A value for an error message: its repr, truncated."""
-    value = repr(text) if isinstance(text, str) else repr(str(text))
+    value = repr(str(text)) if getattr(text, "notation", None) is not None else repr(text)
     return value if len(value) <= limit else value[: limit - 4] + "...'"

@@ -1,0 +1,59 @@
+"""The Azul text printer shows the table, every board and the scores, and only public information."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from arena.games.azul import GameAzul
+from arena.games.azul.heuristic import HeuristicAzul
+from arena.games.azul.printer import format_view, seat_names, transcript
+
+GAME = GameAzul()
+
+
+class Uniform:
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        return self._rng.choice(legal_actions)
+
+
+def test_a_view_shows_factories_centre_every_board_and_scores() -> None:
+    state = GAME.initial_state(3, 5, {"first": 0})
+    first = GAME.legal_actions(state, 0)[0]  # factory 0, its first colour, to line 1
+    state = GAME.apply(state, {0: first})
+    lines = format_view(GAME.public_view(state), seat_names(3, ["a", "b", "c"]))
+    text = "\n".join(lines)
+    factories = "  ".join(f"{n}:{''.join(t.name for t in f) or '-'}" for n, f in enumerate(state.factories))
+    assert f"factories  {factories}" in text
+    assert "centre     S " in text
+    for seat, name in enumerate(("a", "b", "c")):
+        assert f"seat {seat} ({name}): score 0" in text
+    assert "    . . . . . | y r k w b" in text, "an empty line 5 beside the standard wall's row 5"
+    assert f"            {first.colour.name} | b y r k w" in text, "seat 0's line 1 holds the tile it took"
+    assert text.count("floor") == 3
+
+
+def test_the_view_is_the_same_whatever_the_bag_order() -> None:
+    state = GAME.initial_state(2, 9)
+    shuffled = state._replace(bag=tuple(reversed(state.bag)))
+    names = seat_names(2)
+    assert format_view(GAME.public_view(state), names) == format_view(GAME.public_view(shuffled), names)
+
+
+def test_a_transcript_plays_a_whole_match_deterministically() -> None:
+    def lines() -> list[str]:
+        bots = [HeuristicAzul(1), Uniform(2)]
+        return list(transcript(bots, 7, {"wall": "grey"}, ["heuristic", "random"]))
+
+    text = lines()
+    assert text == lines()
+    joined = "\n".join(text)
+    assert text[0] == "Azul, 2 players, grey wall, seed 7"
+    assert "Round 1: seat" in joined and "wall-tiling of round 1" in joined
+    assert " tiles " in joined and " takes " in joined
+    assert "Final boards" in joined and "Winner(s): " in joined
+    assert text[-1].startswith("Winner(s): ")
