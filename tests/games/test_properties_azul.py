@@ -243,3 +243,19 @@ def test_grey_wall_choices_are_seen_only_once_applied(players: int, seed: int, r
         result = GAME.public_view(after).history[state.round - 1]
         assert {s: t for s, t in enumerate(result.tilings) if t is not None} == choices, "shown exactly as applied"
     assert GAME.observe(state, seats[0]) == views[seats[0]]
+
+
+@QUICK
+@given(players=players_st, seed=seeds_st, rng=rngs_st)
+def test_the_tiling_actions_are_exactly_those_check_action_accepts(players: int, seed: int, rng: random.Random) -> None:
+    state = tiling_state(rng, players, seed)
+    if state is None:
+        return
+    for seat in range(players):
+        legal = GAME.legal_actions(state, seat)
+        accepted = []
+        for action in [*candidate_tilings(state, seat), *ALL_TAKES[:20]]:
+            with contextlib.suppress(ActionError):
+                accepted.append(GAME.check_action(state, seat, action))
+        assert set(accepted) == set(legal) and len(set(legal)) == len(legal)
+        assert bool(legal) == (seat in GAME.to_move(state))

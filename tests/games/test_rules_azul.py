@@ -21,11 +21,11 @@ B, Y, R, K, W, S = Tile.B, Tile.Y, Tile.R, Tile.K, Tile.W, Tile.S
 
 
 def tiles(text: str) -> tuple[Tile, ...]:
-    return tuple(Tile[letter] for letter in text)
+    return tuple(Tile.from_letter(letter) for letter in text)
 
 
 def wall(*rows: str) -> tuple[tuple[Tile | None, ...], ...]:
-    return tuple(tuple(None if ch == "." else Tile[ch] for ch in row) for row in rows)
+    return tuple(tuple(None if ch == "." else Tile.from_letter(ch) for ch in row) for row in rows)
 
 
 def bag_starting(prefix: str) -> list[str]:

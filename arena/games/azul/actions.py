@@ -49,7 +49,7 @@ class Take:
     @classmethod
     def of(cls, source: int, colour: Tile, target: int) -> Take:
         """The interned take."""
-        return _TAKES[(source, colour, target)]
+        return _TAKES[source, colour, target]
 
     @classmethod
     def parse(cls, text: str) -> Take:

@@ -7,12 +7,13 @@ take; on the grey wall every seat with a full line then chooses its columns in o
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from arena.errors import GameSetupError, IllegalActionError, InvalidActionError
-from arena.games.azul.actions import CENTRE, FLOOR, Action, Take, Tiling, parse_action
+from arena.games.azul.actions import CENTRE, FLOOR, MAX_FACTORIES, Action, Take, Tiling, parse_action
 from arena.games.azul.scoring import (
     EMPTY_LINES,
     Board,
@@ -153,8 +154,7 @@ class GameAzul:
                 return ()
             return _legal_takes(state, state.boards[seat])
         if state.phase is Phase.TILING and 0 <= seat < state.num_players and state.boards[seat].full_lines():
-            board = state.boards[seat]
-            return tuple(Tiling(placements) for placements in _tilings(board, board.wall, 0))
+            return _tilings(state.boards[seat])
         return ()
 
     def parse_action(self, text: str) -> Action:
@@ -251,16 +251,47 @@ class GameAzul:
 # -- the factory offer ------------------------------------------------------------------------------
 
 
-def _line_open(board: Board, index: int, colour: Tile) -> bool:
-    line = board.lines[index]
-    return len(line) <= index and (not line or line[0] is colour) and colour not in board.wall[index]
+def _targets(board: Board) -> list[list[int]]:
+    """Per colour, the legal targets: open pattern lines 1-5 in order (the floor is always legal too).
+
+    A line is open to a colour if it is empty or holds that colour, is not full, and its wall row
+    does not hold the colour (a non-empty line's colour is never in its row).
+    """
+    targets: list[list[int]] = [[], [], [], [], []]
+    wall = board.wall
+    for index, line in enumerate(board.lines):
+        size = len(line)
+        if size > index:
+            continue
+        if size:
+            targets[line[0]].append(index + 1)
+            continue
+        row = wall[index]
+        for colour in _CODES:
+            if colour not in row:
+                targets[colour].append(index + 1)
+    return targets
 
 
-def _targets(board: Board) -> tuple[tuple[int, ...], ...]:
-    """Per colour, the legal targets: open lines 1-5, then the floor."""
-    return tuple(
-        (*(index + 1 for index in range(SIZE) if _line_open(board, index, colour)), FLOOR) for colour in COLOURS
-    )
+_CODES: Final = tuple(range(len(COLOURS)))
+_TAKE_ROWS: Final = {
+    (source, colour, targets): tuple(Take.of(source, COLOURS[colour], target) for target in (*targets, FLOOR))
+    for source in (*range(MAX_FACTORIES), CENTRE)
+    for colour in _CODES
+    for size in range(SIZE + 1)
+    for targets in itertools.combinations(range(1, SIZE + 1), size)
+}
+"""Every (source, colour, open lines) -> its takes, lines then the floor: 10 x 5 x 32 tuples."""
+
+
+def _legal_takes(state: State, board: Board) -> tuple[Take, ...]:
+    targets = [tuple(t) for t in _targets(board)]
+    takes: list[Take] = []
+    for source, tiles in _sources(state):
+        for colour in _CODES:
+            if colour in tiles:
+                takes.extend(_TAKE_ROWS[source, colour, targets[colour]])
+    return tuple(takes)
 
 
 def _sources(state: State) -> Iterator[tuple[int, tuple[Tile, ...]]]:
@@ -269,17 +300,6 @@ def _sources(state: State) -> Iterator[tuple[int, tuple[Tile, ...]]]:
             yield number, factory
     if state.centre:
         yield CENTRE, state.centre
-
-
-def _legal_takes(state: State, board: Board) -> tuple[Take, ...]:
-    targets = _targets(board)
-    return tuple(
-        Take.of(source, colour, target)
-        for source, tiles in _sources(state)
-        for colour in COLOURS
-        if colour in tiles
-        for target in targets[colour]
-    )
 
 
 def _take_problem(state: State, board: Board, take: Take) -> str:
@@ -361,22 +381,26 @@ def _take(state: State, seat: Seat, take: Take) -> State:
 # -- wall-tiling ------------------------------------------------------------------------------------
 
 
-def _tilings(board: Board, wall: Any, position: int) -> Iterator[tuple[tuple[int, int | None], ...]]:
-    """Every legal grey-wall tiling of ``board``'s full lines from ``position`` on, in canonical order."""
-    full = board.full_lines()
-    if position == len(full):
-        yield ()
-        return
-    index = full[position]
-    colour = board.lines[index][0]
-    columns = grey_columns(wall, index, colour)
-    if not columns:
-        for rest in _tilings(board, wall, position + 1):
-            yield ((index + 1, None), *rest)
-        return
-    for column in columns:
-        for rest in _tilings(board, place(wall, index, column, colour), position + 1):
-            yield ((index + 1, column + 1), *rest)
+def _tilings(board: Board) -> tuple[Tiling, ...]:
+    """Every legal grey-wall tiling of ``board``'s full lines, in canonical order.
+
+    A full line's columns are those empty in its row whose column holds no tile of its colour; the
+    only way an earlier line of the same tiling constrains a later one is by putting that colour in
+    a column, so partial tilings carry a bit per (colour, column) they used.
+    """
+    partials: list[tuple[tuple[tuple[int, int | None], ...], int]] = [((), 0)]
+    for index in board.full_lines():
+        colour = board.lines[index][0]
+        columns = grey_columns(board.wall, index, colour)
+        extended: list[tuple[tuple[tuple[int, int | None], ...], int]] = []
+        for placements, used in partials:
+            free = [column for column in columns if not used >> (colour * SIZE + column) & 1]
+            if not free:
+                extended.append(((*placements, (index + 1, None)), used))
+            for column in free:
+                extended.append(((*placements, (index + 1, column + 1)), used | 1 << (colour * SIZE + column)))
+        partials = extended
+    return tuple(Tiling(placements) for placements, _ in partials)
 
 
 def _tiling_problem(board: Board, tiling: Tiling) -> str:

@@ -1,52 +1,73 @@
 """Azul tiles, the starting-player marker and the wall geometry.
 
 A tile is one of five colours written ``B Y R K W`` (blue, yellow, red, black, white); the marker
-``S`` shares the same small enum because it travels with tiles (centre, floor). Walls are 5x5 grids,
+``S`` shares the same small type because it travels with tiles (centre, floor). Walls are 5x5 grids,
 rows and columns 1-5 in notation and 0-4 in code.
 """
 
 from __future__ import annotations
 
-import enum
-from typing import Final
+from typing import Any, ClassVar, Final
 
 from arena.errors import InvalidActionError
 
 
-class Tile(enum.IntEnum):
-    """A tile colour in notation order, or the starting-player marker ``S``."""
+class Tile(int):
+    """A tile colour ``B Y R K W`` (codes 0-4, notation order), or the starting-player marker ``S`` (5).
 
-    B = 0
-    Y = 1
-    R = 2
-    K = 3
-    W = 4
-    S = 5
+    An ``int`` that prints as its letter; every tile is interned (``Tile.B`` ... ``Tile.S``, or
+    :meth:`from_letter`), so tiles compare with ``is`` and hash as ints (an enum hashes in Python).
+    """
+
+    __slots__ = ()
+    notation = True
+    """Prints in the game's notation (``to_jsonable`` writes the letter)."""
+    B: ClassVar[Tile]
+    Y: ClassVar[Tile]
+    R: ClassVar[Tile]
+    K: ClassVar[Tile]
+    W: ClassVar[Tile]
+    S: ClassVar[Tile]
 
     @property
-    def notation(self) -> bool:
-        """Prints in the game's notation (``to_jsonable`` writes the letter)."""
-        return True
+    def name(self) -> str:
+        """The one-letter notation."""
+        return _LETTERS[self]
 
     @property
     def is_colour(self) -> bool:
         """A real tile rather than the marker."""
-        return self is not Tile.S
+        return self < MARKER_CODE
+
+    @classmethod
+    def from_letter(cls, letter: str) -> Tile:
+        """The tile (or ``S``) of one letter; raises ``KeyError``."""
+        return _BY_LETTER[letter]
 
     @classmethod
     def parse_colour(cls, text: str) -> Tile:
         """A colour letter ``B Y R K W`` (any case); raises ``InvalidActionError``."""
-        tile = _COLOUR_BY_LETTER.get(text.strip().upper())
-        if tile is None:
+        tile = _BY_LETTER.get(text.strip().upper())
+        if tile is None or tile is Tile.S:
             raise InvalidActionError(f"invalid colour {shown(text)}: expected one of B, Y, R, K, W")
         return tile
 
     def __str__(self) -> str:
-        return self.name
+        return _LETTERS[self]
 
     def __repr__(self) -> str:
-        return f"Tile.{self.name}"
+        return f"Tile.{_LETTERS[self]}"
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # Copies and unpickled states keep the interned tiles (the engine compares them with ``is``).
+        return (Tile.from_letter, (_LETTERS[self],))
+
+
+_LETTERS: Final = "BYRKWS"
+MARKER_CODE: Final = 5
+TILES: Final = tuple(Tile(code) for code in range(len(_LETTERS)))
+_BY_LETTER: Final = dict(zip(_LETTERS, TILES, strict=True))
+Tile.B, Tile.Y, Tile.R, Tile.K, Tile.W, Tile.S = TILES
 
 COLOURS: Final = (Tile.B, Tile.Y, Tile.R, Tile.K, Tile.W)
 """The five colours in notation order."""
