@@ -130,6 +130,7 @@ class GameAzul:
             history=(),
             bonuses=None,
             end=None,
+            tiling_seats=_NOBODY,
         )
         return _start_round(state, first)
 
@@ -139,9 +140,7 @@ class GameAzul:
         """The seat taking tiles, or every seat with a full line in a grey-wall tiling."""
         if state.phase is Phase.OFFER:
             return _ONE[state.to_act]
-        if state.phase is Phase.TILING:
-            return frozenset(seat for seat, board in enumerate(state.boards) if board.full_lines())
-        return _NOBODY
+        return state.tiling_seats
 
     def legal_actions(self, state: State, seat: Seat) -> tuple[Action, ...]:
         """Every distinct legal action of ``seat``, one spelling per outcome, in canonical order.
@@ -211,16 +210,21 @@ class GameAzul:
 
     def apply(self, state: State, actions: Mapping[Seat, Action]) -> State:
         """The state after the seats to move act: a take, or (grey wall) every tiling at once."""
+        if state.phase is Phase.OFFER:
+            seat = state.to_act
+            action = actions.get(seat)
+            if len(actions) != 1 or action is None:
+                _raise_seats(state, _ONE[seat], actions)
+            # The common case checked inline; anything else gets check_action's full reason.
+            if type(action) is not Take or _take_problem(state, state.boards[seat], action):
+                self.check_action(state, seat, action)
+            assert isinstance(action, Take)
+            return _take(state, seat, action)
         expected = self.to_move(state)
         if set(actions) != expected:
             _raise_seats(state, expected, actions)
         for seat in sorted(actions):
             self.check_action(state, seat, actions[seat])
-        if state.phase is Phase.OFFER:
-            seat = state.to_act
-            action = actions[seat]
-            assert isinstance(action, Take)
-            return _take(state, seat, action)
         choices: dict[Seat, Tiling] = {}
         for seat, action in actions.items():
             assert isinstance(action, Tiling)
@@ -251,25 +255,26 @@ class GameAzul:
 # -- the factory offer ------------------------------------------------------------------------------
 
 
-def _targets(board: Board) -> list[list[int]]:
-    """Per colour, the legal targets: open pattern lines 1-5 in order (the floor is always legal too).
+def _targets(board: Board) -> list[tuple[int, ...]]:
+    """Per colour, the open pattern lines 1-5 in order (the floor is always legal too).
 
     A line is open to a colour if it is empty or holds that colour, is not full, and its wall row
     does not hold the colour (a non-empty line's colour is never in its row).
     """
-    targets: list[list[int]] = [[], [], [], [], []]
+    targets: list[tuple[int, ...]] = [(), (), (), (), ()]
     wall = board.wall
     for index, line in enumerate(board.lines):
         size = len(line)
         if size > index:
             continue
+        number = index + 1
         if size:
-            targets[line[0]].append(index + 1)
+            targets[line[0]] += (number,)
             continue
         row = wall[index]
         for colour in _CODES:
             if colour not in row:
-                targets[colour].append(index + 1)
+                targets[colour] += (number,)
     return targets
 
 
@@ -285,12 +290,13 @@ _TAKE_ROWS: Final = {
 
 
 def _legal_takes(state: State, board: Board) -> tuple[Take, ...]:
-    targets = [tuple(t) for t in _targets(board)]
+    targets = _targets(board)
+    rows = _TAKE_ROWS
     takes: list[Take] = []
     for source, tiles in _sources(state):
         for colour in _CODES:
             if colour in tiles:
-                takes.extend(_TAKE_ROWS[source, colour, targets[colour]])
+                takes.extend(rows[source, colour, targets[colour]])
     return tuple(takes)
 
 
@@ -373,8 +379,10 @@ def _take(state: State, seat: Seat, take: Take) -> State:
     )
     if centre or any(factories):
         return new
-    if new.wall_side is WallSide.GREY and any(b.full_lines() for b in boards):
-        return new._replace(phase=Phase.TILING)
+    if new.wall_side is WallSide.GREY:
+        choosing = frozenset(seat for seat, b in enumerate(boards) if b.full_lines())
+        if choosing:
+            return new._replace(phase=Phase.TILING, tiling_seats=choosing)
     return _wall_tiling(new, {})
 
 
@@ -458,6 +466,7 @@ def _wall_tiling(state: State, choices: Mapping[Seat, Tiling]) -> State:
         centre=(),
         marker_in_centre=True,
         marker_holder=None,
+        tiling_seats=_NOBODY,
     )
     row_done = any(board.complete_rows() for board in boards)
     if row_done or state.round >= state.max_rounds:

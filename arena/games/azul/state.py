@@ -96,6 +96,8 @@ class State(NamedTuple):
     bonuses: tuple[int, ...] | None
     """End-of-game bonuses, once over."""
     end: EndReason | None
+    tiling_seats: frozenset[int]
+    """Grey wall, tiling phase: the seats with a full line, who choose now; empty otherwise."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
