@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
 from arena.errors import GameSetupError, IllegalActionError, InvalidActionError
 from arena.games import to_jsonable
-from arena.games.azul import Board, EndReason, GameAzul, Phase, State, Take, Tile, Tiling, WallSide
+from arena.games.azul import COLOURS, Board, EndReason, GameAzul, Phase, State, Take, Tile, Tiling, WallSide
 from arena.games.azul.rules import ALL_TILES
 from arena.games.azul.scoring import EMPTY_LINES, placement_points
 from arena.games.azul.tiles import SIZE, standard_colour
@@ -385,3 +386,17 @@ def test_the_generic_playout_suite(rules: GameAzul, players: int, seed: int) -> 
     record = playout(rules, players, seed)
     assert playout(rules, players, seed) == record, "the same seed gives the same record"
     assert replay(rules, players, seed, record).to_dict() == record["outcome"]
+
+
+def test_an_observation_is_plain_json_with_the_bag_as_counts_only() -> None:
+    state = GAME.initial_state(2, 3, {"wall": "grey"})
+    view = to_jsonable(GAME.observe(state, 1))
+    assert json.loads(json.dumps(view)) == view
+    assert view["seat"] == 1 and view["wall_side"] == "grey" and view["phase"] == "offer"
+    assert view["bag_counts"] == [state.bag.count(colour) for colour in COLOURS] and sum(view["bag_counts"]) == 80
+    assert view["factories"][0] == [tile.name for tile in state.factories[0]]
+    assert view["boards"][0] == {"score": 0, "lines": [[]] * 5, "wall": [[None] * 5] * 5, "floor": []}
+    assert not {"bag", "seed", "refills"} & set(view), "nothing from the contract's 'nobody' rows"
+    assert to_jsonable(GAME.public_view(state)) == {**view, "seat": None}
+    with pytest.raises(IllegalActionError, match="seat 2 is not in this 2-player match"):
+        GAME.observe(state, 2)
