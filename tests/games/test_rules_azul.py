@@ -165,6 +165,9 @@ def test_the_game_ends_after_the_tiling_that_completes_a_row_with_the_bonuses() 
     assert outcome.scores == (10 + 10 + 19, 0)
     assert outcome.winners == {0} and outcome.termination is Termination.NORMAL
     assert GAME.to_move(state) == frozenset() and GAME.legal_actions(state, 0) == ()
+    for actions in ({}, {0: Take.parse("C R F")}):
+        with pytest.raises(IllegalActionError, match="the match is over"):
+            GAME.apply(state, actions)
 
 
 def over(scores: tuple[int, ...], rows: tuple[int, ...]) -> State:

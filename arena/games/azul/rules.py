@@ -220,6 +220,8 @@ class GameAzul:
                 self.check_action(state, seat, action)
             assert isinstance(action, Take)
             return _take(state, seat, action)
+        if state.phase is Phase.OVER:
+            raise IllegalActionError("no action can be applied: the match is over")
         expected = self.to_move(state)
         if set(actions) != expected:
             _raise_seats(state, expected, actions)
