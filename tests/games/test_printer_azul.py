@@ -23,7 +23,7 @@ class Uniform:
 
 def test_a_view_shows_factories_centre_every_board_and_scores() -> None:
     state = GAME.initial_state(3, 5, {"first": 0})
-    first = GAME.legal_actions(state, 0)[0]  # factory 0, its first colour, to line 1
+    first = GAME.legal_actions(state, 0)[0]  # factory 0, its first colour, to line 5
     state = GAME.apply(state, {0: first})
     lines = format_view(GAME.public_view(state), seat_names(3, ["a", "b", "c"]))
     text = "\n".join(lines)
@@ -33,7 +33,10 @@ def test_a_view_shows_factories_centre_every_board_and_scores() -> None:
     for seat, name in enumerate(("a", "b", "c")):
         assert f"seat {seat} ({name}): score 0" in text
     assert "    . . . . . | y r k w b" in text, "an empty line 5 beside the standard wall's row 5"
-    assert f"            {first.colour.name} | b y r k w" in text, "seat 0's line 1 holds the tile it took"
+    assert "            . | b y r k w" in text, "an empty line 1 beside the standard wall's row 1"
+    count = state.boards[0].lines[4].count(first.colour)
+    shown = " ".join(["."] * (5 - count) + [first.colour.name] * count)
+    assert f"    {shown} | y r k w b" in text, "seat 0's line 5 holds the tiles it took"
     assert text.count("floor") == 3
 
 

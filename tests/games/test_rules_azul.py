@@ -359,6 +359,13 @@ def test_a_fixture_refill_must_exist_match_the_lid_and_be_used() -> None:
     assert refilled.refill_count == 1 and refilled.end is EndReason.MAX_ROUNDS
 
 
+def test_the_first_legal_take_puts_tiles_on_the_longest_open_line() -> None:
+    state = fresh(2, "RRYB")
+    legal = [str(a) for a in GAME.legal_actions(state, 0)]
+    assert legal[:6] == ["0 B 5", "0 B 4", "0 B 3", "0 B 2", "0 B 1", "0 B F"]
+    assert legal[6:8] == ["0 Y 5", "0 Y 4"] and legal[-1].endswith(" F")
+
+
 def test_the_seed_decides_the_bag_and_the_starter() -> None:
     starters = {GAME.initial_state(3, seed).starter for seed in range(30)}
     assert starters == {0, 1, 2}

@@ -145,7 +145,9 @@ class GameAzul:
     def legal_actions(self, state: State, seat: Seat) -> tuple[Action, ...]:
         """Every distinct legal action of ``seat``, one spelling per outcome, in canonical order.
 
-        Takes: factories in order then the centre, colours ``B Y R K W``, lines 1-5 then ``F``.
+        Takes: factories in order then the centre, colours ``B Y R K W``, then lines 5 down to 1 and
+        ``F``: the first action (the referee's fallback) puts tiles on the longest open line, where
+        the fewest spill to the floor.
         Tilings: columns in ascending order, line by line (``n:F`` only where no column is legal).
         """
         if state.phase is Phase.OFFER:
@@ -282,13 +284,13 @@ def _targets(board: Board) -> list[tuple[int, ...]]:
 
 _CODES: Final = tuple(range(len(COLOURS)))
 _TAKE_ROWS: Final = {
-    (source, colour, targets): tuple(Take.of(source, COLOURS[colour], target) for target in (*targets, FLOOR))
+    (source, colour, targets): tuple(Take.of(source, COLOURS[colour], target) for target in (*reversed(targets), FLOOR))
     for source in (*range(MAX_FACTORIES), CENTRE)
     for colour in _CODES
     for size in range(SIZE + 1)
     for targets in itertools.combinations(range(1, SIZE + 1), size)
 }
-"""Every (source, colour, open lines) -> its takes, lines then the floor: 10 x 5 x 32 tuples."""
+"""Every (source, colour, open lines) -> its takes, longest line first, the floor last: 10 x 5 x 32 tuples."""
 
 
 def _legal_takes(state: State, board: Board) -> tuple[Take, ...]:
