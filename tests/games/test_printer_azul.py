@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.games.azul import GameAzul
 from arena.games.azul.heuristic import HeuristicAzul
-from arena.games.azul.printer import format_view, seat_names, transcript
+from arena.games.azul.printer import format_take, format_view, seat_names, transcript
 
 GAME = GameAzul()
 
@@ -60,3 +60,14 @@ def test_a_transcript_plays_a_whole_match_deterministically() -> None:
     assert " tiles " in joined and " takes " in joined
     assert "Final boards" in joined and "Winner(s): " in joined
     assert text[-1].startswith("Winner(s): ")
+
+
+def test_a_take_is_printed_with_what_it_does() -> None:
+    deck = ["R", "R", "R", "W", *["B"] * 20, *["Y"] * 20, *["R"] * 17, *["K"] * 20, *["W"] * 19]
+    state = GAME.initial_state(2, 0, {"first": 0}, deck=deck)
+    view = GAME.public_view(state)
+    assert format_take(view, 0, GAME.parse_action("0 R 2")) == "0 R 2: 2 R to line 2, 1 to the floor, W to the centre"
+    state = GAME.apply(state, {0: GAME.parse_action("0 R 2")})
+    assert format_take(GAME.public_view(state), 1, GAME.parse_action("C W F")) == (
+        "C W F: 1 W to the floor, S (starts the next round)"
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from arena.games.azul.actions import Action
+from arena.games.azul.actions import FLOOR, Action, Take
 from arena.games.azul.rules import GameAzul
 from arena.games.azul.scoring import Board, Placement
 from arena.games.azul.state import Observation, Phase, RoundResult, WallSide
@@ -75,6 +75,28 @@ def format_placement(placement: Placement) -> str:
     return f"line {placement.line} -> column {placement.column} +{placement.points}"
 
 
+def format_take(view: Observation, seat: int, take: Take) -> str:
+    """What a take does, from the view before it: ``3 R 4: 2 R to line 4, 1 to the floor, W to the centre``."""
+    source = view.centre if take.from_centre else view.factories[take.source]
+    count = source.count(take.colour)
+    colour = take.colour.name
+    parts = []
+    if take.target == FLOOR:
+        parts.append(f"{count} {colour} to the floor")
+    else:
+        line = view.boards[seat].lines[take.target - 1]
+        placed = min(count, take.target - len(line))
+        parts.append(f"{placed} {colour} to line {take.target}")
+        if count > placed:
+            parts.append(f"{count - placed} to the floor")
+    if take.from_centre and view.marker_in_centre:
+        parts.append("S (starts the next round)")
+    rest = [tile for tile in source if tile != take.colour]
+    if rest and not take.from_centre:
+        parts.append(f"{format_tiles(rest)} to the centre")
+    return f"{take}: {', '.join(parts)}"
+
+
 def format_tiling(result: RoundResult, names: Sequence[str], last: bool = False) -> list[str]:
     """A round's wall-tiling: each seat's placements, floor penalty and new score (and who starts next)."""
     width = max(len(name) for name in names)
@@ -128,8 +150,9 @@ def transcript(
             seat: policies[seat].choose(game.observe(state, seat), game.legal_actions(state, seat)) for seat in seats
         }
         for seat in sorted(actions):
-            verb = "tiles" if view.phase is Phase.TILING else "takes"
-            yield f"  {names[seat]:<{width}}  {verb} {actions[seat]!s}"
+            action = actions[seat]
+            what = f"takes {format_take(view, seat, action)}" if isinstance(action, Take) else f"tiles {action}"
+            yield f"  {names[seat]:<{width}}  {what}"
         rounds_before = len(view.history)
         state = game.apply(state, actions)
         after = game.public_view(state)
