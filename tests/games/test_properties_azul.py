@@ -14,7 +14,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.errors import ActionError
+from arena.errors import ActionError, InvalidActionError
 from arena.games import to_jsonable
 from arena.games.azul import COLOURS, MARKER, Action, GameAzul, Phase, State, Take, Tile, Tiling
 from arena.games.azul.actions import CENTRE, MAX_FACTORIES
@@ -259,3 +259,28 @@ def test_the_tiling_actions_are_exactly_those_check_action_accepts(players: int,
                 accepted.append(GAME.check_action(state, seat, action))
         assert set(accepted) == set(legal) and len(set(legal)) == len(legal)
         assert bool(legal) == (seat in GAME.to_move(state))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=30),
+        st.tuples(
+            st.text(alphabet="0123456789\u00b2\u0663Cc", min_size=1, max_size=3),
+            st.sampled_from(["B", "r", "S", "Q"]),
+            st.text(alphabet="015\u00b9Ff", min_size=1, max_size=2),
+        ).map(" ".join),
+        st.text(alphabet="0123456789CBYRKWFS: ", max_size=16),
+        st.lists(st.sampled_from(["1:2", "3:F", "5:5", "2:1", "4:3"]), max_size=6).map(" ".join),
+    )
+)
+def test_any_text_parses_to_a_round_tripping_action_or_raises_invalid_action(text: str) -> None:
+    try:
+        action = GAME.parse_action(text)
+    except InvalidActionError as error:
+        message = str(error)
+    else:
+        assert GAME.parse_action(str(action)) == action
+        assert str(action).isascii()
+        return
+    assert len(message) < 300

@@ -266,6 +266,8 @@ def test_actions_parse_and_print_in_the_contracts_notation(text: str, canonical:
         ("3 R", "'3 R'"),
         ("9 R 1", "'9'"),
         ("X R 1", "'X'"),
+        ("\u00b2 R 1", "'\u00b2'"),
+        ("\u0663 R 1", "'\u0663'"),
         ("1 S 1", "'S'"),
         ("1 R 6", "'6'"),
         ("1 R 4 5", "'1 R 4 5'"),

@@ -62,7 +62,7 @@ class Take:
         source_text, colour_text, target_text = (part.upper() for part in parts)
         if source_text == "C":
             source = CENTRE
-        elif source_text.isdigit() and len(source_text) <= 2 and int(source_text) < MAX_FACTORIES:
+        elif source_text in _FACTORIES:
             source = int(source_text)
         else:
             raise InvalidActionError(
@@ -87,6 +87,8 @@ class Take:
 
 _COLOUR: Final = {tile.name: tile for tile in COLOURS}
 _LINES: Final = frozenset(str(n) for n in range(1, SIZE + 1))
+_FACTORIES: Final = frozenset(str(n) for n in range(MAX_FACTORIES))
+"""Factory numbers as written: ASCII digits only, so every accepted text prints back as itself."""
 _TAKES: Final = {
     (source, colour, target): Take(source, colour, target)
     for source in (*range(MAX_FACTORIES), CENTRE)
