@@ -9,18 +9,15 @@ line), its folder is 0700 and every file it writes is 0600 (the child runs with 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +45,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _in_child() -> None:
-    """In the child (forked from a process with threads, so it may do next to nothing): ask Linux to
-    SIGTERM it when the thread that started it ends (the node dies), so a node killed with SIGKILL
-    leaves no orphan Redis behind. Elsewhere this does nothing."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, _SIGTERM)
+def _dies_with_parent() -> list[str]:
+    """The command prefix that makes Linux SIGTERM the server when the thread that started it ends
+    (the node dies), so a node killed with SIGKILL leaves no orphan Redis behind: util-linux's
+    ``setpriv --pdeathsig``, which survives the exec. Python code in the forked child (``preexec_fn``)
+    is not safe in a process with threads such as gRPC's. Without setpriv: nothing."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM", "--"] if setpriv else []
 
 
 def redacted(url: str) -> str:
@@ -71,14 +69,6 @@ def private_file(path: Path, content: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w") as file:
         file.write(content)
-
-
-_PR_SET_PDEATHSIG = 1
-_SIGTERM = int(signal.SIGTERM)
-try:  # resolved once here (looking a symbol up in the child can crash it): it only makes the call
-    _PRCTL: Any = getattr(ctypes.CDLL(None), "prctl", None)
-except OSError:
-    _PRCTL = None
 
 
 class EmbeddedRedis:
@@ -119,6 +109,7 @@ class EmbeddedRedis:
     def _spawn(self) -> None:
         self._prepare()
         args = [
+            *_dies_with_parent(),
             self.binary,
             "-",  # the configuration (the password) comes on standard input
             "--bind", "127.0.0.1",
@@ -139,7 +130,6 @@ class EmbeddedRedis:
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 umask=0o077,  # its files are the user's alone
-                preexec_fn=_in_child,  # noqa: PLW1509 - one prctl call, resolved beforehand
             )
         assert self.process.stdin is not None
         with contextlib.suppress(BrokenPipeError):  # it exited at once (a port taken meanwhile): see below
