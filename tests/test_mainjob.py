@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import secrets
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from arena.mainjob import MainJob, run_main_job
@@ -64,3 +66,32 @@ def test_a_bot_that_dies_ends_the_main_job_at_once_naming_it_and_its_log() -> No
     assert "bot doomed exited with status 1" in line
     log = Path(line.rsplit("see its log ", 1)[1].strip())
     assert log.name == "doomed.log" and "No module named 'no_such_module'" in log.read_text()
+
+
+SLUGGISH = '''
+import asyncio
+
+from arena_bot import Bot, Turn
+
+
+class Sluggish(Bot):
+    """Alive and connected, but thinks longer than any allowance: its matches never end in time."""
+
+    async def act(self, turn: Turn) -> str:
+        await asyncio.sleep(3600)
+        return turn.legal_actions[0]
+'''
+
+
+def test_a_league_that_stops_ending_matches_ends_the_main_job_naming_the_stall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sluggish_bot.py").write_text(SLUGGISH)
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    output = io.StringIO()
+    job = MainJob(lineup=(("quick", "random"), ("slow", "sluggish_bot:Sluggish")), games=5, stall_seconds=4)
+    code = run_main_job(job, Console(file=output, width=400))
+    said = output.getvalue()
+    assert code == 1, said
+    line = next(line for line in said.splitlines() if "arena run failed" in line)
+    assert "no match ended for 4 s (0/5 done)" in line, line
