@@ -1,7 +1,8 @@
 """The harness of the starter-kit tests: build a kit once, run its ``bin/bot`` processes, read their events.
 
-Every kit's ``bin/bot`` takes ``--server ADDR[,ADDR...] --token T [--strategy random|heuristic]
-[--max-matches N] [--concurrency N] [--invalid-first]`` and prints one line per event: ``welcome <bot>``,
+Every kit's ``bin/bot`` takes ``--server ADDR[,ADDR...] [--strategy random|heuristic] [--max-matches N]
+[--concurrency N] [--invalid-first]`` and its token from ``--token T``, ``--token-file PATH`` or
+``$ARENA_BOT_TOKEN`` (in that order), and prints one line per event: ``welcome <bot>``,
 ``started <match> <seat>``, ``rejected <match> <sequence> <fault>``, ``ended <match> <placing>``,
 ``reconnecting``. So nothing here knows a language: a test file names its kit (``Kit("go")``), builds it
 in a session fixture (``KIT.build()``, which fails — never skips — when the kit does not build), runs its
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import itertools
 import os
 import signal
@@ -46,7 +48,18 @@ TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0, max_strikes=3, grace_se
 NOISE = ("make[", "   Compiling", "[INFO] os.detected", "\x1b[0m")
 """Output lines of a unit-test run left out of the log (build chatter, not results)."""
 
+TOKEN_VARIABLES = ("ARENA_BOT_TOKEN", "ARENA_TOKEN")
+"""The environment variables a kit may read its token from."""
+
 _built: dict[str, Path] = {}
+
+
+class TokenVia(enum.Enum):
+    """How a bot process is given its token."""
+
+    FLAG = "--token"
+    FILE = "--token-file"
+    ENVIRONMENT = "$ARENA_BOT_TOKEN"
 
 
 def run(command: Sequence[str], cwd: Path, timeout: float) -> tuple[int, str]:
@@ -204,25 +217,39 @@ class Bots:
         command: Sequence[str] | None = None,
         token: str | None = None,
         servers: Sequence[str] | None = None,
+        token_via: TokenVia = TokenVia.FLAG,
     ) -> BotProcess:
-        """Run ``command --server <servers> --token <token> *args`` (by default: this ``Bots``'s command,
-        the arena's address and a token for ``name``, registered once)."""
+        """Run ``command --server <servers> *args`` given ``token`` as ``token_via`` says (by default:
+        this ``Bots``'s command, the arena's address, and ``--token`` with a token for ``name``,
+        registered once). The token variables of this process's environment are never passed on."""
         if token is None:
             if name not in self.tokens:
                 self.tokens[name] = await self.arena.register(name)
             token = self.tokens[name]
-        stderr = self.logs / f"{name}-{len(self.processes)}.stderr"
+        index = len(self.processes)
+        stderr = self.logs / f"{name}-{index}.stderr"
+        env = {key: value for key, value in os.environ.items() if key not in TOKEN_VARIABLES}
+        given: list[str] = []
+        match token_via:
+            case TokenVia.FLAG:
+                given = ["--token", token]
+            case TokenVia.FILE:
+                path = self.logs / f"{name}-{index}.token"
+                path.write_text(f"  {token}\n")  # the kits strip whitespace around it
+                given = ["--token-file", str(path)]
+            case TokenVia.ENVIRONMENT:
+                env["ARENA_BOT_TOKEN"] = token
         with stderr.open("wb") as err:
             process = await asyncio.create_subprocess_exec(
                 *(self.command if command is None else command),
                 "--server",
                 ",".join(servers or [self.arena.address]),
-                "--token",
-                token,
+                *given,
                 *args,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=err,
+                env=env,
             )
         bot = BotProcess(name, process, stderr, self.wait)
         self.processes.append(bot)
@@ -247,9 +274,11 @@ class Bots:
         # Each printed its welcome, so each is connected already: a short bound.
         await self.connected(*bots, within=10.0)
 
-    async def launch(self, name: str, *args: str, token: str | None = None) -> BotProcess:
+    async def launch(
+        self, name: str, *args: str, token: str | None = None, token_via: TokenVia = TokenVia.FLAG
+    ) -> BotProcess:
         """Start a bot and wait until it is welcomed."""
-        bot = await self.start(name, *args, token=token)
+        bot = await self.start(name, *args, token=token, token_via=token_via)
         await self.welcomed(bot)
         return bot
 
@@ -537,3 +566,56 @@ async def check_failover_and_replacement(kit: Kit, arena: Arena, logs: Path) -> 
         assert first.starting("reconnecting") == ["reconnecting"], first.lines
         assert "took over" in first.stderr.read_text()
         assert second.process.returncode is None
+
+
+# Scenarios of every kit's tests.
+
+
+async def check_token_from_environment_and_file(kit: Kit, arena: Arena, logs: Path) -> None:
+    """One bot has its token only in ``$ARENA_BOT_TOKEN``, the other only in a ``--token-file``
+    (whitespace around it), neither on its command line: they play a match to its normal end
+    and exit 0 (``--max-matches 1``)."""
+    async with kit.bots(arena, logs) as bots:
+        env_bot = await bots.launch("by-env", "--max-matches", "1", token_via=TokenVia.ENVIRONMENT)
+        file_bot = await bots.launch("by-file", "--max-matches", "1", token_via=TokenVia.FILE)
+        match_id = await arena.start_match(["by-env", "by-file"], seed=41, tc=TC)
+        assert await env_bot.exit_code(60) == 0, env_bot.describe()
+        assert await file_bot.exit_code(60) == 0, file_bot.describe()
+        assert env_bot.starting("started") == [f"started {match_id} 0"]
+        assert file_bot.starting("started") == [f"started {match_id} 1"]
+    await check_normal_record(arena, match_id, ["by-env", "by-file"])
+
+
+async def check_missing_token_file(kit: Kit, arena: Arena, logs: Path) -> None:
+    """``--token-file`` naming a missing file, or an empty one: one line on stderr naming the file,
+    exit status 2 — even with a good token in the environment (the file comes first)."""
+    empty = logs / "empty.token"
+    empty.write_text(" \n")
+    async with kit.bots(arena, logs) as bots:
+        for path, says in ((logs / "no-such.token", "cannot read the token file"), (empty, "is empty")):
+            process = await bots.start("tokenless", "--token-file", str(path), token_via=TokenVia.ENVIRONMENT)
+            assert await process.exit_code() == 2, process.describe()
+            lines = process.stderr.read_text().strip().splitlines()
+            assert len(lines) == 1, lines
+            assert says in lines[0] and str(path) in lines[0], lines
+            assert not process.lines
+
+
+async def check_two_seats_of_one_match(kit: Kit, arena: Arena, logs: Path) -> None:
+    """One bot process holds seats 0 and 1 of a 3-player match: it plays both to the normal end (each
+    answer echoes its seat), with no rejection, fallback or forfeit, and reports both seats."""
+    async with kit.bots(arena, logs) as bots:
+        twin, single = await bots.start_welcomed([("twin", ["--strategy", "heuristic"]), ("single", [])])
+        match_id = await arena.start_match(["twin", "twin", "single"], seed=43, tc=TC)
+        await twin.line(f"ended {match_id} ", count=2, within=90)
+        await single.line(f"ended {match_id} ", within=30)
+        assert sorted(twin.starting(f"started {match_id} ")) == [f"started {match_id} {seat}" for seat in (0, 1)], (
+            twin.lines
+        )
+        assert not twin.starting("rejected") and not twin.starting("reconnecting"), twin.lines
+    record = await arena.record(match_id)
+    await check_normal_record(arena, match_id, ["twin", "twin", "single"])
+    assert not any(decision.is_fallback for decision in record.decisions)
+    assert {decision.seat for decision in record.decisions} == {0, 1, 2}
+    ended = sorted(placing(line) for line in twin.starting(f"ended {match_id} "))
+    assert ended == sorted(record.outcome.placings[:2])

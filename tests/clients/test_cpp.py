@@ -3,8 +3,10 @@
 A session fixture builds the kit once (``make -C clients/cpp build``, which installs missing Debian
 packages itself; a build that fails or a missing toolchain fails the tests, never skips them). Each
 test then runs ``clients/cpp/bin/bot`` processes against the in-process arena of the ``arena``
-fixture: full 2- and 4-player matches, a rejection, a forced reconnect, a refused token and a
-replaced connection. The kit's GoogleTest unit test runs here too, so ``make test`` covers it.
+fixture: full 2- and 4-player matches, a rejection, a forced reconnect, a refused token, a
+replaced connection, the token given only in ``$ARENA_BOT_TOKEN`` or a file, and one bot in two seats
+of a match (the last three are scenarios shared with the other kits, in tests/clients/kits.py). The
+kit's GoogleTest unit test runs here too, so ``make test`` covers it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 
 from arena.v1 import bot_pb2, common_pb2
 from arena.wire import record as wire_record
+from tests.clients import kits
 from tests.clients.kits import TC, Bots, Kit
 from tests.grpc.harness import Arena, eventually
 
@@ -152,3 +155,15 @@ async def test_a_replaced_connection_does_not_come_back(arena: Arena, cpp_bots: 
     assert second.process.returncode is None
     session = arena.node.hub.sessions["twin"]
     assert session.connection is not None
+
+
+async def test_the_token_comes_from_the_environment_or_a_file(arena: Arena, cpp_kit: Kit, tmp_path: Path) -> None:
+    await kits.check_token_from_environment_and_file(cpp_kit, arena, tmp_path)
+
+
+async def test_a_missing_or_empty_token_file_is_one_line_and_exit_2(arena: Arena, cpp_kit: Kit, tmp_path: Path) -> None:
+    await kits.check_missing_token_file(cpp_kit, arena, tmp_path)
+
+
+async def test_one_bot_plays_two_seats_of_a_match(arena: Arena, cpp_kit: Kit, tmp_path: Path) -> None:
+    await kits.check_two_seats_of_one_match(cpp_kit, arena, tmp_path)

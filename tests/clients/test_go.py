@@ -46,3 +46,18 @@ async def test_a_dropped_stream_is_reconnected_and_the_match_goes_on(arena: Aren
 @pytest.mark.timeout(300, func_only=True)
 def test_the_kit_unit_tests_pass(go_kit: Kit, capsys: pytest.CaptureFixture[str]) -> None:
     go_kit.unit_tests(["go", "test", "-count=1", "./..."], capsys, timeout=280)
+
+
+@pytest.mark.timeout(60, func_only=True)
+async def test_the_token_comes_from_the_environment_or_a_file(arena: Arena, go_kit: Kit, tmp_path: Path) -> None:
+    await kits.check_token_from_environment_and_file(go_kit, arena, tmp_path)
+
+
+@pytest.mark.timeout(60, func_only=True)
+async def test_a_missing_or_empty_token_file_is_one_line_and_exit_2(arena: Arena, go_kit: Kit, tmp_path: Path) -> None:
+    await kits.check_missing_token_file(go_kit, arena, tmp_path)
+
+
+@pytest.mark.timeout(120, func_only=True)
+async def test_one_bot_plays_two_seats_of_a_match(arena: Arena, go_kit: Kit, tmp_path: Path) -> None:
+    await kits.check_two_seats_of_one_match(go_kit, arena, tmp_path)

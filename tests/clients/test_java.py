@@ -51,3 +51,19 @@ async def test_java_bot_fails_over_and_yields_to_a_newer_connection(
     java_kit: Kit, arena: Arena, tmp_path: Path
 ) -> None:
     await kits.check_failover_and_replacement(java_kit, arena, tmp_path)
+
+
+async def test_java_bots_take_the_token_from_the_environment_or_a_file(
+    java_kit: Kit, arena: Arena, tmp_path: Path
+) -> None:
+    await kits.check_token_from_environment_and_file(java_kit, arena, tmp_path)
+
+
+async def test_java_bot_says_a_missing_or_empty_token_file_in_one_line(
+    java_kit: Kit, arena: Arena, tmp_path: Path
+) -> None:
+    await kits.check_missing_token_file(java_kit, arena, tmp_path)
+
+
+async def test_java_bot_plays_two_seats_of_one_match(java_kit: Kit, arena: Arena, tmp_path: Path) -> None:
+    await kits.check_two_seats_of_one_match(java_kit, arena, tmp_path)

@@ -54,3 +54,19 @@ async def test_rust_bot_fails_over_and_yields_to_a_newer_connection(
     rust_kit: Kit, arena: Arena, tmp_path: Path
 ) -> None:
     await kits.check_failover_and_replacement(rust_kit, arena, tmp_path)
+
+
+async def test_rust_bots_take_the_token_from_the_environment_or_a_file(
+    rust_kit: Kit, arena: Arena, tmp_path: Path
+) -> None:
+    await kits.check_token_from_environment_and_file(rust_kit, arena, tmp_path)
+
+
+async def test_rust_bot_says_a_missing_or_empty_token_file_in_one_line(
+    rust_kit: Kit, arena: Arena, tmp_path: Path
+) -> None:
+    await kits.check_missing_token_file(rust_kit, arena, tmp_path)
+
+
+async def test_rust_bot_plays_two_seats_of_one_match(rust_kit: Kit, arena: Arena, tmp_path: Path) -> None:
+    await kits.check_two_seats_of_one_match(rust_kit, arena, tmp_path)

@@ -1,6 +1,7 @@
-// A complete bot: 5211, lay the highest cards I hold. Usage: greedy HOST:PORT TOKEN
+// A complete bot: 5211, lay the highest cards I hold. Usage: ARENA_BOT_TOKEN=... greedy HOST:PORT
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "arena/bot.h"
 
@@ -11,10 +12,11 @@ int points(const std::string& action) {  // "G3 Y1" -> 4: a card is a colour let
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) return 2;
+  const char* token = std::getenv("ARENA_BOT_TOKEN");  // not an argument: a command line is public
+  if (argc != 2 || token == nullptr) return 2;
   arena::Options options;
   options.addresses = {argv[1]};
-  options.token = argv[2];
+  options.token = token;
   arena::Client(options, [](const arena::Turn& turn) {
     // turn.observation is my seat's view: my hand, what was laid, the scores...
     return *std::max_element(turn.legal_actions.begin(), turn.legal_actions.end(),

@@ -1,12 +1,18 @@
 // bin/bot: a starter bot on the command line.
 //
-//   bot --server HOST:PORT[,HOST:PORT...] --token TOKEN [--strategy random|heuristic]
+//   bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH] [--strategy random|heuristic]
 //       [--max-matches N] [--invalid-first] [--concurrency N] [--seed N] [--tls] [--root-certs FILE] [-v|-q]
+//
+// The token comes from --token, else from --token-file (the file's contents, whitespace stripped),
+// else from $ARENA_BOT_TOKEN (or the older $ARENA_TOKEN). The last two keep it out of the process's
+// command line, which other local users can read. A flag's value may be given as --name=value, and
+// may start with '-' (as a token may) in either form.
 //
 // Prints one line per event on stdout (flushed): "welcome <bot_name>", "started <match_id> <seat>",
 // "rejected <match_id> <sequence> <fault>", "ended <match_id> <placing>", "reconnecting". Logs go to
 // stderr. Exit status: 0 after N matches or a graceful stop on SIGINT/SIGTERM (a second signal
-// exits at once), 2 for a usage error, a refused token or a connection replaced by a newer one.
+// exits at once), 2 for a usage error, a missing or empty token file, a refused token or a connection
+// replaced by a newer one.
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -18,17 +24,19 @@
 
 #include "arena/bot.h"
 #include "arena/bots.h"
+#include "arena/cli.h"
 
 namespace {
 
 const char kUsage[] =
-    "usage: bot --server HOST:PORT[,HOST:PORT...] --token TOKEN [--strategy random|heuristic]\n"
+    "usage: bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH] [--strategy random|heuristic]\n"
     "           [--max-matches N] [--invalid-first] [--concurrency N] [--seed N]\n"
     "           [--tls] [--root-certs FILE] [-v|--verbose] [-q|--quiet]\n"
     "\n"
     "Plays 5211 on the arena until killed, or until N matches have ended.\n"
     "  --server        arena address(es), comma-separated or repeated; tried in turn\n"
-    "  --token         the bot's token (default: $ARENA_TOKEN)\n"
+    "  --token         the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)\n"
+    "  --token-file    read the bot's token from this file (default: $ARENA_BOT_TOKEN)\n"
     "  --strategy      random or heuristic (default: heuristic)\n"
     "  --max-matches   exit 0 after N matches have ended (default: never)\n"
     "  --invalid-first answer the very first request with the invalid action Z9\n"
@@ -67,13 +75,16 @@ std::atomic<arena::Client*> running_client{nullptr};
 int main(int argc, char** argv) {
   arena::Options options;
   options.max_concurrent_matches = 8;
-  if (const char* token = std::getenv("ARENA_TOKEN")) options.token = token;
+  std::string token, token_file;
   std::string strategy_name = "heuristic";
   bool invalid_first = false;
   uint64_t seed = 0;
   for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
+    auto [arg, inline_value] = arena::cli::SplitFlag(argv[i]);
+    bool value_taken = false;
+    auto value = [&, &arg = arg, &inline_value = inline_value]() -> std::string {
+      value_taken = true;
+      if (inline_value) return *inline_value;
       if (i + 1 >= argc) Usage(arg + " needs a value");
       return argv[++i];
     };
@@ -82,7 +93,9 @@ int main(int argc, char** argv) {
       for (std::string address; std::getline(list, address, ',');)
         if (!address.empty()) options.addresses.push_back(address);
     } else if (arg == "--token") {
-      options.token = value();
+      token = value();
+    } else if (arg == "--token-file") {
+      token_file = value();
     } else if (arg == "--strategy") {
       strategy_name = value();
     } else if (arg == "--max-matches") {
@@ -96,8 +109,9 @@ int main(int argc, char** argv) {
     } else if (arg == "--tls") {
       options.tls = true;
     } else if (arg == "--root-certs") {
-      std::ifstream file(value());
-      if (!file) Usage("cannot read " + std::string(argv[i]));
+      std::string path = value();
+      std::ifstream file(path);
+      if (!file) Usage("cannot read " + path);
       options.root_certificates.assign(std::istreambuf_iterator<char>(file), {});
     } else if (arg == "-v" || arg == "--verbose") {
       options.log_level = arena::LogLevel::kDebug;
@@ -109,9 +123,15 @@ int main(int argc, char** argv) {
     } else {
       Usage("unknown argument '" + arg + "'");
     }
+    if (inline_value && !value_taken) Usage(arg + " takes no value");
   }
   if (options.addresses.empty()) Usage("give the arena's address with --server HOST:PORT");
-  if (options.token.empty()) Usage("give the bot's token with --token or ARENA_TOKEN");
+  try {
+    options.token = arena::cli::TokenFrom(token, token_file, [](const char* name) { return std::getenv(name); });
+  } catch (const arena::cli::TokenError& error) {
+    std::cerr << "bot: " << error.what() << "\n";
+    return 2;
+  }
 
   arena::Strategy strategy;
   if (strategy_name == "random")

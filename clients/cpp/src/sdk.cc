@@ -162,7 +162,11 @@ struct Stream {
   bool closed_ = false;
 };
 
-// What the SDK tracks per running match.
+// One seat the bot plays: (match id, seat). Everything per match is kept per seat, since a match
+// may seat the bot more than once.
+using SeatKey = std::pair<std::string, uint32_t>;
+
+// What the SDK tracks per seat of a running match.
 struct MatchState {
   std::shared_ptr<const MatchInfo> info;
   bool has_latest = false;
@@ -266,7 +270,7 @@ struct Client::Impl {
   bool stopping = false;
   std::shared_ptr<Stream> live;  // the stream being opened or used, if any
   uint64_t generations = 0;
-  std::map<std::string, MatchState> matches;
+  std::map<SeatKey, MatchState> matches;
   uint32_t ended = 0;
   std::mt19937_64 rng{std::random_device{}()};
   std::unique_ptr<WorkerPool> pool;
@@ -496,10 +500,13 @@ struct Client::Impl {
     return stream && stream->Write(request) ? stream->generation : 0;
   }
 
-  static v1::ConnectRequest ActionMessage(const std::string& match_id, uint64_t sequence, const std::string& text) {
+  // An answer, echoing the request's match, seat and sequence.
+  static v1::ConnectRequest ActionMessage(const std::string& match_id, uint32_t seat, uint64_t sequence,
+                                          const std::string& text) {
     v1::ConnectRequest request;
     auto* action = request.mutable_action();
     action->set_match_id(match_id);
+    action->set_seat(seat);
     action->set_sequence(sequence);
     action->set_text(text);
     return request;
@@ -550,7 +557,7 @@ struct Client::Impl {
     bool first;
     {
       std::lock_guard<std::mutex> lock(mu);
-      auto& match = matches[info->match_id];
+      auto& match = matches[{info->match_id, info->seat}];
       first = !match.info;
       match.info = info;
     }
@@ -562,12 +569,13 @@ struct Client::Impl {
   void OnRequest(Stream& stream, const v1::ActionRequest& request) {
     auto received_at = Clock::now();
     const std::string& match_id = request.match_id();
+    uint32_t seat = request.seat();
     uint64_t sequence = request.sequence();
     std::optional<std::string> resend;
     std::shared_ptr<Turn> turn;
     {
       std::lock_guard<std::mutex> lock(mu);
-      auto& match = matches[match_id];
+      auto& match = matches[{match_id, seat}];
       if (match.has_latest && sequence < match.latest) {
         Log(LogLevel::kDebug, Text("match ", match_id, ": ignoring stale request ", sequence));
         return;
@@ -595,7 +603,7 @@ struct Client::Impl {
     }
     if (resend) {
       Log(LogLevel::kInfo, Text("match ", match_id, ": answering resent request ", sequence, " again"));
-      stream.Write(ActionMessage(match_id, sequence, *resend));
+      stream.Write(ActionMessage(match_id, seat, sequence, *resend));
       return;
     }
     pool->Submit([this, turn] { Decide(*turn); });
@@ -622,7 +630,7 @@ struct Client::Impl {
     }
     {
       std::lock_guard<std::mutex> lock(mu);
-      auto found = matches.find(turn.match_id);
+      auto found = matches.find({turn.match_id, turn.seat});
       if (found == matches.end() || found->second.latest != turn.sequence) {
         Log(LogLevel::kDebug,
             Text("match ", turn.match_id, ": dropping the answer to superseded request ", turn.sequence));
@@ -636,9 +644,9 @@ struct Client::Impl {
       match.answer_text = *text;
       match.answer_generation = 0;
     }
-    uint64_t sent_on = Send(ActionMessage(turn.match_id, turn.sequence, *text));
+    uint64_t sent_on = Send(ActionMessage(turn.match_id, turn.seat, turn.sequence, *text));
     std::lock_guard<std::mutex> lock(mu);
-    auto found = matches.find(turn.match_id);
+    auto found = matches.find({turn.match_id, turn.seat});
     if (found != matches.end() && found->second.has_answer && found->second.answer_sequence == turn.sequence &&
         found->second.answer_generation == 0)
       found->second.answer_generation = sent_on;
@@ -651,7 +659,7 @@ struct Client::Impl {
     bool done;
     {
       std::lock_guard<std::mutex> lock(mu);
-      auto found = matches.find(message.match_id());
+      auto found = matches.find({message.match_id(), message.seat()});
       if (found != matches.end()) {
         if (found->second.superseded) found->second.superseded->store(true);
         info = found->second.info;

@@ -8,13 +8,19 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <future>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "arena/bot.h"
 #include "arena/bots.h"
+#include "arena/cli.h"
 #include "arena/v1/bot.grpc.pb.h"
 
 namespace {
@@ -69,6 +75,69 @@ arena::v1::ActionRequest Request(const std::string& match_id, uint64_t sequence,
   observation->add_laid_cards();
   for (auto& action : legal) request.add_legal_actions(action);
   return request;
+}
+
+// -- the command line ----------------------------------------------------------------------------
+
+TEST(Cli, ATokenMayStartWithADashInTheEqualsForm) {
+  using Split = std::pair<std::string, std::optional<std::string>>;
+  EXPECT_EQ(arena::cli::SplitFlag("--token=-x_Y"), (Split{"--token", "-x_Y"}));
+  EXPECT_EQ(arena::cli::SplitFlag("--token-file=a=b"), (Split{"--token-file", "a=b"}));
+  EXPECT_EQ(arena::cli::SplitFlag("--token"), (Split{"--token", std::nullopt}));
+  EXPECT_EQ(arena::cli::SplitFlag("-x=y"), (Split{"-x=y", std::nullopt}));
+}
+
+// A temporary file holding `text`, removed at the end of the test.
+struct TempFile {
+  explicit TempFile(const std::string& text) {
+    char name[] = "/tmp/arena-token-XXXXXX";
+    int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path = name;
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+  std::string path;
+};
+
+std::function<const char*(const char*)> Environment(std::map<std::string, std::string> values) {
+  auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(values));
+  return [shared](const char* name) -> const char* {
+    auto found = shared->find(name);
+    return found == shared->end() ? nullptr : found->second.c_str();
+  };
+}
+
+TEST(Cli, TheTokenComesFromTheFlagThenTheFileThenTheEnvironment) {
+  TempFile file("  -from_file\n");
+  auto env = Environment({{"ARENA_BOT_TOKEN", "from_env"}, {"ARENA_TOKEN", "older"}});
+  EXPECT_EQ(arena::cli::TokenFrom("-flag", file.path, env), "-flag");
+  EXPECT_EQ(arena::cli::TokenFrom("", file.path, env), "-from_file");
+  EXPECT_EQ(arena::cli::TokenFrom("", "", env), "from_env");
+  EXPECT_EQ(arena::cli::TokenFrom("", "", Environment({{"ARENA_TOKEN", "older"}})), "older");
+  try {
+    arena::cli::TokenFrom("", "", Environment({}));
+    ADD_FAILURE() << "no token anywhere, and no error";
+  } catch (const arena::cli::TokenError& error) {
+    EXPECT_STREQ(error.what(), "give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token");
+  }
+}
+
+TEST(Cli, AMissingOrEmptyTokenFileIsAnErrorNamingIt) {
+  TempFile empty(" \n\t");
+  std::string missing = empty.path + "-missing";
+  auto env = Environment({{"ARENA_BOT_TOKEN", "from_env"}});
+  auto error_of = [&](const std::string& path) -> std::string {
+    try {
+      arena::cli::TokenFrom("", path, env);
+    } catch (const arena::cli::TokenError& error) {
+      return error.what();
+    }
+    return "(no error)";
+  };
+  EXPECT_EQ(error_of(missing), "cannot read the token file '" + missing + "': No such file or directory");
+  EXPECT_EQ(error_of(empty.path), "the token file '" + empty.path + "' is empty");
 }
 
 TEST(Turn, ReadsTheRequestAndCountsTimeFromReceipt) {
@@ -210,9 +279,10 @@ ConnectResponse Welcome() {
   return response;
 }
 
-ConnectResponse Started(const std::string& match_id) {
+ConnectResponse Started(const std::string& match_id, uint32_t seat = 0) {
   ConnectResponse response;
   response.mutable_match_started()->set_match_id(match_id);
+  response.mutable_match_started()->set_seat(seat);
   response.mutable_match_started()->set_game("5211");
   response.mutable_match_started()->set_num_players(2);
   return response;
@@ -224,9 +294,18 @@ ConnectResponse Asked(const std::string& match_id, uint64_t sequence) {
   return response;
 }
 
-ConnectResponse Ended(const std::string& match_id) {
+// A request for `seat` whose only legal action names the seat.
+ConnectResponse AskedSeat(const std::string& match_id, uint64_t sequence, uint32_t seat) {
+  ConnectResponse response;
+  *response.mutable_action_request() = Request(match_id, sequence, {"S" + std::to_string(seat)});
+  response.mutable_action_request()->set_seat(seat);
+  return response;
+}
+
+ConnectResponse Ended(const std::string& match_id, uint32_t seat = 0) {
   ConnectResponse response;
   response.mutable_match_ended()->set_match_id(match_id);
+  response.mutable_match_ended()->set_seat(seat);
   response.mutable_match_ended()->mutable_outcome()->add_placings(1);
   response.mutable_match_ended()->mutable_outcome()->add_placings(2);
   return response;
@@ -265,9 +344,48 @@ TEST_F(ClientTest, SaysHelloAndEchoesMatchAndSequence) {
   EXPECT_EQ(hello.token(), "tok");
   EXPECT_EQ(std::vector<std::string>(hello.games().begin(), hello.games().end()), std::vector<std::string>{"5211"});
   EXPECT_EQ(action.match_id(), "m1");
+  EXPECT_TRUE(action.has_seat());
+  EXPECT_EQ(action.seat(), 0u);
   EXPECT_EQ(action.sequence(), 4u);
   EXPECT_EQ(action.text(), "B1 B2");
   EXPECT_EQ(ended, 1);
+}
+
+TEST_F(ClientTest, PlaysTwoSeatsOfOneMatchEachAnswerEchoingItsSeat) {
+  std::vector<arena::v1::Action> actions(2);
+  bool answered = false;
+  service_.Add([&](ServerStream& stream) {
+    ConnectRequest first;
+    if (!stream.Read(&first)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no hello");
+    stream.Write(Welcome());
+    stream.Write(Started("m1", 0));
+    stream.Write(Started("m1", 1));
+    // The same sequence for each seat: neither is a resend of the other.
+    stream.Write(AskedSeat("m1", 1, 0));
+    stream.Write(AskedSeat("m1", 1, 1));
+    answered = ReadAction(stream, &actions[0]) && ReadAction(stream, &actions[1]);
+    stream.Write(Ended("m1", 0));
+    stream.Write(Ended("m1", 1));
+    arena::v1::Action more;
+    while (ReadAction(stream, &more)) actions.push_back(more);  // until the client leaves
+    return grpc::Status::OK;
+  });
+  options_.max_matches = 2;  // one per seat
+  std::vector<uint32_t> started, ended;
+  arena::Hooks hooks;
+  hooks.on_match_start = [&](const arena::MatchInfo& match) { started.push_back(match.seat); };
+  hooks.on_match_end = [&](const arena::MatchResult& result) { ended.push_back(result.seat); };
+  EXPECT_FALSE(Run([](const arena::Turn& turn) { return turn.legal_actions.front(); }, hooks));
+  ASSERT_TRUE(answered);
+  ASSERT_EQ(actions.size(), 2u);
+  std::set<std::string> got;
+  for (const auto& action : actions) {
+    EXPECT_TRUE(action.has_seat()) << action.DebugString();
+    got.insert(std::to_string(action.seat()) + " " + std::to_string(action.sequence()) + " " + action.text());
+  }
+  EXPECT_EQ(got, (std::set<std::string>{"0 1 S0", "1 1 S1"}));
+  EXPECT_EQ(started, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(ended, (std::vector<uint32_t>{0, 1}));
 }
 
 TEST_F(ClientTest, ASupersededRequestIsNeverAnswered) {

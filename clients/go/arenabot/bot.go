@@ -5,8 +5,10 @@
 //
 //   - dials the arena, sends Hello with the token, the games and the concurrency you chose;
 //   - calls your ActFunc for every ActionRequest, each in its own goroutine (so many matches run at
-//     once), and sends the answer, echoing the match id and sequence number;
-//   - drops the answer to a request that a newer one for the same match has superseded, and cancels
+//     once), and sends the answer, echoing the match id, the seat and the sequence number (a match
+//     may seat the same bot more than once: each seat is played on its own, and everything below is
+//     kept per match and seat);
+//   - drops the answer to a request that a newer one for the same seat has superseded, and cancels
 //     that turn's context so long work can stop early;
 //   - sends Ping at the server's keep-alive interval, and takes a stream silent for three intervals
 //     for dead;
@@ -37,6 +39,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"arena/clients/go/arenapb"
@@ -134,7 +137,8 @@ type Config struct {
 	Games []string
 	// MaxConcurrentMatches is how many matches to play at once (default 1).
 	MaxConcurrentMatches int
-	// MaxMatches makes Run return after this many ended matches (0: play until the context ends).
+	// MaxMatches makes Run return after this many ended matches, a match counted once per seat the bot
+	// held in it (0: play until the context ends).
 	MaxMatches int
 	// Credentials for the channel (default: plaintext). credentials.NewTLS(nil) for TLS.
 	Credentials credentials.TransportCredentials
@@ -201,12 +205,19 @@ func Run(ctx context.Context, act ActFunc, cfg Config) error {
 		log:       cfg.Logger,
 		ctx:       runCtx,
 		stop:      stop,
-		matches:   map[string]*MatchInfo{},
-		latest:    map[string]uint64{},
-		decisions: map[string]*decision{},
-		answers:   map[string]answer{},
+		matches:   map[seatKey]*MatchInfo{},
+		latest:    map[seatKey]uint64{},
+		decisions: map[seatKey]*decision{},
+		answers:   map[seatKey]answer{},
 	}
 	return r.run(ctx)
+}
+
+// seatKey is one seat the bot plays: everything per match is kept per seat, since a match may seat
+// the bot more than once.
+type seatKey struct {
+	matchID string
+	seat    uint32
 }
 
 type decision struct {
@@ -241,10 +252,10 @@ type runner struct {
 
 	mu        sync.Mutex
 	live      *liveStream
-	matches   map[string]*MatchInfo
-	latest    map[string]uint64 // the newest request sequence seen per match
-	decisions map[string]*decision
-	answers   map[string]answer
+	matches   map[seatKey]*MatchInfo
+	latest    map[seatKey]uint64 // the newest request sequence seen per seat
+	decisions map[seatKey]*decision
+	answers   map[seatKey]answer
 	ended     int
 	finished  bool // MaxMatches reached
 }
@@ -464,9 +475,10 @@ func (r *runner) onMatchStarted(m *arenapb.MatchStarted) {
 		TimeControl: m.GetTimeControl(),
 		Options:     m.GetOptions(),
 	}
+	key := seatKey{info.MatchID, m.GetSeat()}
 	r.mu.Lock()
-	_, known := r.matches[info.MatchID]
-	r.matches[info.MatchID] = info
+	_, known := r.matches[key]
+	r.matches[key] = info
 	r.mu.Unlock()
 	if !known {
 		r.log.Info("match started", "match", info.MatchID, "game", info.Game, "seat", info.Seat, "bots", info.BotNames)
@@ -478,9 +490,10 @@ func (r *runner) onMatchStarted(m *arenapb.MatchStarted) {
 
 func (r *runner) onRequest(request *arenapb.ActionRequest) {
 	matchID, sequence := request.GetMatchId(), request.GetSequence()
+	key := seatKey{matchID, request.GetSeat()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	latest, seen := r.latest[matchID]
+	latest, seen := r.latest[key]
 	if seen && sequence < latest {
 		r.log.Debug("ignoring a stale request", "match", matchID, "sequence", sequence, "latest", latest)
 		return
@@ -488,25 +501,25 @@ func (r *runner) onRequest(request *arenapb.ActionRequest) {
 	if seen && sequence == latest {
 		// The server resent the request (after a reconnect): answer again, or let the running
 		// decision answer on the live stream when it is done.
-		if a, ok := r.answers[matchID]; ok && a.sequence == sequence {
+		if a, ok := r.answers[key]; ok && a.sequence == sequence {
 			if a.sentOn != r.live {
-				go r.answer(matchID, sequence, a.text)
+				go r.answer(key, sequence, a.text)
 			}
 			return
 		}
-		if d, ok := r.decisions[matchID]; ok && d.sequence == sequence {
+		if d, ok := r.decisions[key]; ok && d.sequence == sequence {
 			return
 		}
 	}
-	r.latest[matchID] = sequence
-	if previous, ok := r.decisions[matchID]; ok {
+	r.latest[key] = sequence
+	if previous, ok := r.decisions[key]; ok {
 		r.log.Debug("request supersedes the previous one", "match", matchID, "sequence", sequence, "previous", previous.sequence)
 		previous.cancel()
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	d := &decision{sequence: sequence, cancel: cancel}
-	r.decisions[matchID] = d
-	match := r.matches[matchID]
+	r.decisions[key] = d
+	match := r.matches[key]
 	game := ""
 	if match != nil {
 		game = match.Game
@@ -533,11 +546,12 @@ func (r *runner) decide(ctx context.Context, d *decision, turn *Turn) {
 	if err == nil && text == "" {
 		err = errors.New("act returned an empty action")
 	}
+	key := seatKey{turn.MatchID, uint32(turn.Seat)}
 	r.mu.Lock()
-	if r.decisions[turn.MatchID] == d {
-		delete(r.decisions, turn.MatchID)
+	if r.decisions[key] == d {
+		delete(r.decisions, key)
 	}
-	superseded := ctx.Err() != nil || r.latest[turn.MatchID] != turn.Sequence
+	superseded := ctx.Err() != nil || r.latest[key] != turn.Sequence
 	r.mu.Unlock()
 	d.cancel()
 	if superseded {
@@ -552,7 +566,7 @@ func (r *runner) decide(ctx context.Context, d *decision, turn *Turn) {
 		text = turn.LegalActions[0]
 		r.log.Warn("answering the first legal action instead", "match", turn.MatchID, "action", text)
 	}
-	r.answer(turn.MatchID, turn.Sequence, text)
+	r.answer(key, turn.Sequence, text)
 }
 
 func (r *runner) safeAct(ctx context.Context, turn *Turn) (text string, err error) {
@@ -564,13 +578,14 @@ func (r *runner) safeAct(ctx context.Context, turn *Turn) (text string, err erro
 	return r.act(ctx, turn)
 }
 
-// answer sends an answer and remembers it (and where it went) for a resent request.
-func (r *runner) answer(matchID string, sequence uint64, text string) {
+// answer sends an answer (echoing the match, the seat and the sequence) and remembers it (and where
+// it went) for a resent request.
+func (r *runner) answer(key seatKey, sequence uint64, text string) {
 	r.mu.Lock()
 	live := r.live
-	r.answers[matchID] = answer{sequence: sequence, text: text}
+	r.answers[key] = answer{sequence: sequence, text: text}
 	r.mu.Unlock()
-	action := &arenapb.Action{MatchId: matchID, Sequence: sequence, Text: text}
+	action := &arenapb.Action{MatchId: key.matchID, Seat: proto.Uint32(key.seat), Sequence: sequence, Text: text}
 	var sentOn *liveStream
 	if live != nil {
 		if err := live.send(&arenapb.ConnectRequest{Kind: &arenapb.ConnectRequest_Action{Action: action}}); err == nil {
@@ -580,26 +595,27 @@ func (r *runner) answer(matchID string, sequence uint64, text string) {
 		}
 	}
 	r.mu.Lock()
-	if a, ok := r.answers[matchID]; ok && a.sequence == sequence {
-		r.answers[matchID] = answer{sequence: sequence, text: text, sentOn: sentOn}
+	if a, ok := r.answers[key]; ok && a.sequence == sequence {
+		r.answers[key] = answer{sequence: sequence, text: text, sentOn: sentOn}
 	}
 	r.mu.Unlock()
 	if sentOn == nil {
-		r.log.Info("answer kept for the reconnect", "match", matchID, "sequence", sequence)
+		r.log.Info("answer kept for the reconnect", "match", key.matchID, "seat", key.seat, "sequence", sequence)
 	}
 }
 
 func (r *runner) onMatchEnded(m *arenapb.MatchEnded) {
 	matchID := m.GetMatchId()
+	key := seatKey{matchID, m.GetSeat()}
 	r.mu.Lock()
-	if d, ok := r.decisions[matchID]; ok {
+	if d, ok := r.decisions[key]; ok {
 		d.cancel()
-		delete(r.decisions, matchID)
+		delete(r.decisions, key)
 	}
-	delete(r.latest, matchID)
-	delete(r.answers, matchID)
-	match := r.matches[matchID]
-	delete(r.matches, matchID)
+	delete(r.latest, key)
+	delete(r.answers, key)
+	match := r.matches[key]
+	delete(r.matches, key)
 	r.mu.Unlock()
 	seat := int(m.GetSeat())
 	outcome := m.GetOutcome()

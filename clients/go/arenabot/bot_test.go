@@ -3,6 +3,7 @@ package arenabot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -71,29 +72,37 @@ func welcome() *arenapb.ConnectResponse {
 	}}}
 }
 
-func started(matchID string) *arenapb.ConnectResponse {
+func started(matchID string) *arenapb.ConnectResponse { return startedAt(matchID, 1) }
+
+func startedAt(matchID string, seat uint32) *arenapb.ConnectResponse {
 	return &arenapb.ConnectResponse{Kind: &arenapb.ConnectResponse_MatchStarted{MatchStarted: &arenapb.MatchStarted{
-		MatchId: matchID, Game: "5211", Seat: 1, NumPlayers: 2, BotNames: []string{"a", "b"},
+		MatchId: matchID, Game: "5211", Seat: seat, NumPlayers: 2, BotNames: []string{"a", "b"},
 	}}}
 }
 
 func request(matchID string, sequence uint64) *arenapb.ConnectResponse {
+	return requestAt(matchID, sequence, 1, "B1 G2", "O3 Y4")
+}
+
+func requestAt(matchID string, sequence uint64, seat uint32, legal ...string) *arenapb.ConnectResponse {
 	return &arenapb.ConnectResponse{Kind: &arenapb.ConnectResponse_ActionRequest{ActionRequest: &arenapb.ActionRequest{
 		MatchId:   matchID,
 		Sequence:  sequence,
-		Seat:      1,
+		Seat:      seat,
 		Allowance: durationpb.New(time.Second),
 		TimeBank:  durationpb.New(2 * time.Second),
 		Observation: &arenapb.Observation{Game: &arenapb.Observation_Game_5211{Game_5211: &arenapb.Game5211Observation{
-			Seat: proto.Uint32(1), NumPlayers: 2, Turn: 1, CardsToLay: 2, HandCards: []string{"B1", "G2", "O3", "Y4"},
+			Seat: proto.Uint32(seat), NumPlayers: 2, Turn: 1, CardsToLay: 2, HandCards: []string{"B1", "G2", "O3", "Y4"},
 		}}},
-		LegalActions: []string{"B1 G2", "O3 Y4"},
+		LegalActions: legal,
 	}}}
 }
 
-func ended(matchID string) *arenapb.ConnectResponse {
+func ended(matchID string) *arenapb.ConnectResponse { return endedAt(matchID, 1) }
+
+func endedAt(matchID string, seat uint32) *arenapb.ConnectResponse {
 	return &arenapb.ConnectResponse{Kind: &arenapb.ConnectResponse_MatchEnded{MatchEnded: &arenapb.MatchEnded{
-		MatchId: matchID, Seat: 1, Outcome: &arenapb.Outcome{
+		MatchId: matchID, Seat: seat, Outcome: &arenapb.Outcome{
 			Termination: arenapb.Termination_TERMINATION_NORMAL, Scores: []int64{3, 7}, Placings: []uint32{2, 1}, Winners: []uint32{1},
 		},
 	}}}
@@ -183,6 +192,9 @@ func TestHelloFirstAnswersEchoAndASupersededRequestIsNeverAnswered(t *testing.T)
 		if a.GetSequence() != 2 {
 			t.Errorf("answered sequence %d, want only 2", a.GetSequence())
 		}
+		if a.Seat == nil || a.GetSeat() != 1 {
+			t.Errorf("the answer does not echo seat 1: %v", a)
+		}
 	}
 	if !slices.Equal(got, []string{"m1/O3 Y4"}) {
 		t.Errorf("actions = %v", got)
@@ -200,6 +212,63 @@ func TestHelloFirstAnswersEchoAndASupersededRequestIsNeverAnswered(t *testing.T)
 	}
 	if !slices.Equal(placings, []int{1}) {
 		t.Errorf("placings = %v", placings)
+	}
+}
+
+func TestTwoSeatsOfOneMatchAreEachAnsweredWithTheirSeat(t *testing.T) {
+	answers := make(chan *arenapb.Action, 4)
+	_, address := serve(t, func(stream serverStream, _ int) error {
+		if _, err := stream.Recv(); err != nil {
+			return err
+		}
+		// The same sequence for each seat: each is a decision of its own.
+		if err := send(stream, welcome(), startedAt("m1", 0), startedAt("m1", 1),
+			requestAt("m1", 1, 0, "B1 G2"), requestAt("m1", 1, 1, "O3 Y4")); err != nil {
+			return err
+		}
+		for range 2 {
+			action, err := nextAction(stream)
+			if err != nil {
+				return err
+			}
+			answers <- action
+		}
+		if err := send(stream, endedAt("m1", 0), endedAt("m1", 1)); err != nil {
+			return err
+		}
+		_, _ = nextAction(stream)
+		return nil
+	})
+	var mu sync.Mutex
+	var starts, ends []int
+	err := runWithin(t, 10, func(_ context.Context, turn *Turn) (string, error) {
+		return turn.LegalActions[0], nil
+	}, Config{
+		Servers: []string{address}, Token: "t", MaxConcurrentMatches: 2, MaxMatches: 2,
+		Hooks: Hooks{
+			OnMatchStart: func(m *MatchInfo) { mu.Lock(); starts = append(starts, m.Seat); mu.Unlock() },
+			OnMatchEnd:   func(r *MatchResult) { mu.Lock(); ends = append(ends, r.Seat); mu.Unlock() },
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(answers)
+	var got []string
+	for a := range answers {
+		if a.Seat == nil {
+			t.Errorf("an answer without its seat: %v", a)
+		}
+		got = append(got, fmt.Sprintf("%s/%d/%d/%s", a.GetMatchId(), a.GetSeat(), a.GetSequence(), a.GetText()))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"m1/0/1/B1 G2", "m1/1/1/O3 Y4"}) {
+		t.Errorf("answers = %v", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(starts, []int{0, 1}) || !slices.Equal(ends, []int{0, 1}) {
+		t.Errorf("started seats %v, ended seats %v; want [0 1] each", starts, ends)
 	}
 }
 

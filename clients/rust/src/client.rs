@@ -295,7 +295,8 @@ impl Client {
         self
     }
 
-    /// Return after this many matches have ended (default: play until stopped).
+    /// Return after this many matches have ended, a match counted once per seat the bot held in it
+    /// (default: play until stopped).
     pub fn max_matches(mut self, n: u64) -> Client {
         self.max_matches = Some(n);
         self
@@ -399,7 +400,11 @@ struct SessionEnd {
     reason: String,
 }
 
-/// Per-match bookkeeping.
+/// One seat the bot plays: (match id, seat). Everything per match is kept per seat, since a match
+/// may seat the bot more than once.
+type SeatKey = (String, u32);
+
+/// Per-seat bookkeeping (one per match the bot holds one seat in).
 #[derive(Default)]
 struct MatchState {
     info: Option<Arc<MatchInfo>>,
@@ -417,9 +422,9 @@ struct State {
     /// The live stream: its id and its outgoing queue.
     stream: Option<(u64, mpsc::UnboundedSender<ConnectRequest>)>,
     next_stream_id: u64,
-    matches: HashMap<String, MatchState>,
-    /// Matches already told as ended (a resent end is not counted twice).
-    ended: HashSet<String>,
+    matches: HashMap<SeatKey, MatchState>,
+    /// Seats of matches already told as ended (a resent end is not counted twice).
+    ended: HashSet<SeatKey>,
 }
 
 struct Runner<B: Bot> {
@@ -513,7 +518,7 @@ impl<B: Bot> Runner<B> {
                 let info = Arc::new(MatchInfo::from(started));
                 let first = {
                     let mut state = self.lock();
-                    let entry = state.matches.entry(info.match_id.clone()).or_default();
+                    let entry = state.matches.entry((info.match_id.clone(), info.seat)).or_default();
                     let first = entry.info.is_none();
                     entry.info = Some(info.clone());
                     first
@@ -531,10 +536,10 @@ impl<B: Bot> Runner<B> {
     }
 
     fn on_request(self: &Arc<Self>, request: ActionRequest, stream_id: u64) {
-        let (match_id, sequence) = (request.match_id.clone(), request.sequence);
+        let (match_id, seat, sequence) = (request.match_id.clone(), request.seat, request.sequence);
         let mut state = self.lock();
         let state = &mut *state;
-        let entry = state.matches.entry(match_id.clone()).or_default();
+        let entry = state.matches.entry((match_id.clone(), seat)).or_default();
         if entry.has_request {
             let latest = entry.latest.load(Ordering::Relaxed);
             if sequence < latest {
@@ -548,7 +553,7 @@ impl<B: Bot> Runner<B> {
                     && *answered == sequence
                 {
                     if *sent_on != Some(stream_id) {
-                        *sent_on = send(&state.stream, action(&match_id, sequence, text));
+                        *sent_on = send(&state.stream, action(&match_id, seat, sequence, text));
                     }
                     return;
                 }
@@ -588,7 +593,7 @@ impl<B: Bot> Runner<B> {
     fn answer(&self, turn: &Turn, text: String) {
         let mut state = self.lock();
         let state = &mut *state;
-        let Some(entry) = state.matches.get_mut(&turn.match_id) else {
+        let Some(entry) = state.matches.get_mut(&(turn.match_id.clone(), turn.seat)) else {
             return; // the match ended meanwhile
         };
         if entry.working == Some(turn.sequence) {
@@ -598,7 +603,7 @@ impl<B: Bot> Runner<B> {
             debug(format_args!("match {}: dropping the answer to superseded request {}", turn.match_id, turn.sequence));
             return;
         }
-        let sent_on = send(&state.stream, action(&turn.match_id, turn.sequence, &text));
+        let sent_on = send(&state.stream, action(&turn.match_id, turn.seat, turn.sequence, &text));
         if sent_on.is_none() {
             debug(format_args!("match {}: answer to {} kept for the reconnect", turn.match_id, turn.sequence));
         }
@@ -608,8 +613,9 @@ impl<B: Bot> Runner<B> {
     fn on_end(&self, ended: MatchEnded) {
         let (info, done) = {
             let mut state = self.lock();
-            let info = state.matches.remove(&ended.match_id).and_then(|entry| entry.info);
-            if !state.ended.insert(ended.match_id.clone()) {
+            let key = (ended.match_id.clone(), ended.seat);
+            let info = state.matches.remove(&key).and_then(|entry| entry.info);
+            if !state.ended.insert(key) {
                 return;
             }
             (info, self.max_matches.is_some_and(|max| state.ended.len() as u64 >= max))
@@ -665,8 +671,14 @@ fn request(kind: RequestKind) -> ConnectRequest {
     ConnectRequest { kind: Some(kind) }
 }
 
-fn action(match_id: &str, sequence: u64, text: &str) -> ConnectRequest {
-    request(RequestKind::Action(Action { match_id: match_id.to_owned(), sequence, text: text.to_owned() }))
+/// An answer, echoing the request's match, seat and sequence.
+fn action(match_id: &str, seat: u32, sequence: u64, text: &str) -> ConnectRequest {
+    request(RequestKind::Action(Action {
+        match_id: match_id.to_owned(),
+        seat: Some(seat),
+        sequence,
+        text: text.to_owned(),
+    }))
 }
 
 fn duration(value: Option<prost_types::Duration>) -> Duration {
@@ -795,6 +807,33 @@ mod tests {
         ResponseKind::MatchStarted(MatchStarted { match_id: "m".into(), game: "5211".into(), ..Default::default() })
     }
 
+    fn started_at(seat: u32) -> ResponseKind {
+        ResponseKind::MatchStarted(MatchStarted {
+            match_id: "m".into(),
+            game: "5211".into(),
+            seat,
+            ..Default::default()
+        })
+    }
+
+    fn request_at(seat: u32, sequence: u64) -> ResponseKind {
+        ResponseKind::ActionRequest(ActionRequest {
+            match_id: "m".into(),
+            sequence,
+            seat,
+            legal_actions: vec![format!("G{sequence} S{seat}")],
+            ..Default::default()
+        })
+    }
+
+    /// The next Action sent, within a second, as (seat, sequence, text).
+    async fn next_answer(rx: &mut mpsc::UnboundedReceiver<ConnectRequest>) -> (Option<u32>, u64, String) {
+        match tokio::time::timeout(Duration::from_secs(1), rx.recv()).await {
+            Ok(Some(ConnectRequest { kind: Some(RequestKind::Action(a)) })) => (a.seat, a.sequence, a.text),
+            other => panic!("expected an action, got {other:?}"),
+        }
+    }
+
     /// The next Action sent, within a second.
     async fn next_action(rx: &mut mpsc::UnboundedReceiver<ConnectRequest>) -> (u64, String) {
         match tokio::time::timeout(Duration::from_secs(1), rx.recv()).await {
@@ -873,6 +912,38 @@ mod tests {
         let mut rx = attach(&runner, 1);
         runner.dispatch(request(7), 1);
         assert_eq!(next_action(&mut rx).await, (7, "G7".into()));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn each_seat_of_a_match_is_its_own_decision_answered_with_its_seat() {
+        let calls = Arc::new(AtomicU64::new(0));
+        let runner = runner(counting_bot(calls.clone(), &[]), Some(2));
+        let mut rx = attach(&runner, 1);
+        runner.dispatch(started_at(0), 1);
+        runner.dispatch(started_at(1), 1);
+        // The same sequence for each seat: neither is a resend of the other.
+        runner.dispatch(request_at(0, 1), 1);
+        runner.dispatch(request_at(1, 1), 1);
+        let mut answers = vec![next_answer(&mut rx).await, next_answer(&mut rx).await];
+        answers.sort();
+        assert_eq!(answers, [(Some(0), 1, "G1 S0".to_owned()), (Some(1), 1, "G1 S1".to_owned())]);
+        nothing_sent(&mut rx).await;
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+        // Each seat's end counts as one ended match.
+        let ended = |seat| ResponseKind::MatchEnded(MatchEnded { match_id: "m".into(), seat, ..Default::default() });
+        runner.dispatch(ended(0), 1);
+        assert!(!*runner.stop.borrow());
+        runner.dispatch(ended(1), 1);
+        assert!(*runner.stop.borrow());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_one_seat_answer_echoes_its_seat() {
+        let runner = runner(|turn: &Turn| turn.legal_actions[0].clone(), None);
+        let mut rx = attach(&runner, 1);
+        runner.dispatch(started_at(2), 1);
+        runner.dispatch(request_at(2, 4), 1);
+        assert_eq!(next_answer(&mut rx).await, (Some(2), 4, "G4 S2".to_owned()));
     }
 
     #[test]

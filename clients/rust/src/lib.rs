@@ -12,7 +12,9 @@
 //! What the SDK does (see `proto/arena/v1/bot.proto` for the protocol itself): it dials the arena
 //! over gRPC, says `Hello` with the token, the games and the concurrency, answers every
 //! `ActionRequest` by calling the bot (each decision on its own blocking thread, so many matches
-//! run at once), echoes the match id and sequence, drops answers to superseded requests, pings at
+//! run at once), echoes the match id, seat and sequence (a match may seat the bot more than once:
+//! each seat is played on its own, its state kept per match and seat), drops answers to superseded
+//! requests, pings at
 //! the server's keep-alive interval and treats a silent stream as dead, logs rejections and
 //! protocol errors, and reconnects with capped exponential backoff and jitter over one or several
 //! addresses. It never reconnects after the server ends the stream with `ABORTED` (another

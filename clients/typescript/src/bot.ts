@@ -5,8 +5,9 @@
  *
  * - dials the arena, sends Hello with the token, the games and the concurrency you chose;
  * - calls your `act` for every ActionRequest (many matches at once) and sends its answer, echoing
- *   the match id and sequence number;
- * - drops the answer to a request that a newer one for the same match has superseded (and aborts
+ *   the match id, the seat and the sequence number (a match may seat the same bot more than once:
+ *   each seat is played on its own, and everything below is kept per match and seat);
+ * - drops the answer to a request that a newer one for the same seat has superseded (and aborts
  *   the turn's `signal`, so long work can stop early);
  * - sends Ping at the server's keep-alive interval, and takes a stream silent for three intervals
  *   for dead;
@@ -84,6 +85,7 @@ export interface Turn {
   matchId: string;
   /** The request's sequence number (the SDK echoes it for you). */
   sequence: number;
+  /** The seat to act for (the SDK echoes it for you; a match may seat the bot more than once). */
   seat: number;
   game: string;
   /** The typed 5211 observation: exactly what this seat may know (null for another game). */
@@ -159,7 +161,7 @@ export interface BotOptions {
   games?: string[];
   /** How many matches to play at once (default 1). */
   maxConcurrentMatches?: number;
-  /** Stop after this many ended matches (default: play until stopped). */
+  /** Stop after this many ended matches, a match counted once per seat the bot held in it (default: play until stopped). */
   maxMatches?: number;
   /** Channel credentials (default: plaintext; `grpc.credentials.createSsl()` for TLS). */
   credentials?: grpc.ChannelCredentials;
@@ -191,6 +193,11 @@ export function jittered(baseMs: number, random: () => number = Math.random): nu
   return baseMs * (0.5 + 0.5 * random());
 }
 
+/** The key of one seat the bot plays: (match id, seat). The seat, a number, comes last: no two collide. */
+function seatKey(matchId: string, seat: number): string {
+  return `${matchId}#${seat}`;
+}
+
 /** A bot: `new ArenaBot(act, options).run()`, or the shorthand `runBot(act, options)`. */
 export class ArenaBot {
   private readonly addresses: string[];
@@ -200,12 +207,13 @@ export class ArenaBot {
   private wakeUp: (() => void) | null = null;
   private call: Stream | null = null;
   private endSession: (() => void) | null = null;
+  // Everything per match is kept per seat (seatKey): a match may seat the bot more than once.
   private readonly matches = new Map<string, MatchInfo>();
-  /** The newest request sequence seen per match. */
+  /** The newest request sequence seen per seat. */
   private readonly latest = new Map<string, number>();
-  /** The decision being worked on per match. */
+  /** The decision being worked on per seat. */
   private readonly decisions = new Map<string, Decision>();
-  /** The last answer per match, for when the server resends its request. */
+  /** The last answer per seat, for when the server resends its request. */
   private readonly answers = new Map<string, Answer>();
   private ended = 0;
 
@@ -429,8 +437,9 @@ export class ArenaBot {
       timeControl: message.timeControl,
       options: message.options,
     };
-    const first = !this.matches.has(info.matchId);
-    this.matches.set(info.matchId, info);
+    const key = seatKey(info.matchId, info.seat);
+    const first = !this.matches.has(key);
+    this.matches.set(key, info);
     if (first) {
       this.log.info(`match ${info.matchId} started: ${info.game}, seat ${info.seat} of ${info.botNames.join(', ')}`);
       this.hook(() => this.hooks.onMatchStart?.(info));
@@ -438,8 +447,9 @@ export class ArenaBot {
   }
 
   private onRequest(request: ActionRequest): void {
-    const { matchId, sequence } = request;
-    const latest = this.latest.get(matchId);
+    const { matchId, sequence, seat } = request;
+    const key = seatKey(matchId, seat);
+    const latest = this.latest.get(key);
     if (latest !== undefined && sequence < latest) {
       this.log.debug(`match ${matchId}: ignoring stale request ${sequence} (have ${latest})`);
       return;
@@ -447,26 +457,26 @@ export class ArenaBot {
     if (sequence === latest) {
       // The server resent the request (after a reconnect): answer again, or let the running
       // decision answer on the live stream when it is done.
-      const answer = this.answers.get(matchId);
+      const answer = this.answers.get(key);
       if (answer?.sequence === sequence) {
-        if (answer.sentOn !== this.call) this.answer(matchId, sequence, answer.text);
+        if (answer.sentOn !== this.call) this.answer(matchId, seat, sequence, answer.text);
         return;
       }
-      if (this.decisions.get(matchId)?.sequence === sequence) return;
+      if (this.decisions.get(key)?.sequence === sequence) return;
     }
-    this.latest.set(matchId, sequence);
-    const previous = this.decisions.get(matchId);
+    this.latest.set(key, sequence);
+    const previous = this.decisions.get(key);
     if (previous !== undefined) {
       this.log.debug(`match ${matchId}: request ${sequence} supersedes ${previous.sequence}`);
       previous.abort.abort();
     }
     const decision: Decision = { sequence, abort: new AbortController() };
-    this.decisions.set(matchId, decision);
+    this.decisions.set(key, decision);
     void this.decide(this.turn(request, decision.abort.signal), decision);
   }
 
   private turn(request: ActionRequest, signal: AbortSignal): Turn {
-    const match = this.matches.get(request.matchId);
+    const match = this.matches.get(seatKey(request.matchId, request.seat));
     const received = performance.now();
     const allowance = seconds(request.allowance);
     const bank = seconds(request.timeBank);
@@ -488,6 +498,7 @@ export class ArenaBot {
   }
 
   private async decide(turn: Turn, decision: Decision): Promise<void> {
+    const key = seatKey(turn.matchId, turn.seat);
     let text: string | undefined;
     try {
       const result = await this.act(turn);
@@ -500,33 +511,35 @@ export class ArenaBot {
       text = turn.legalActions[0];
       this.log.warn(`match ${turn.matchId}, request ${turn.sequence}: answering ${JSON.stringify(text)} instead`);
     } finally {
-      if (this.decisions.get(turn.matchId) === decision) this.decisions.delete(turn.matchId);
+      if (this.decisions.get(key) === decision) this.decisions.delete(key);
     }
-    if (decision.abort.signal.aborted || this.latest.get(turn.matchId) !== turn.sequence) {
+    if (decision.abort.signal.aborted || this.latest.get(key) !== turn.sequence) {
       this.log.debug(`match ${turn.matchId}: dropping the answer to superseded request ${turn.sequence}`);
       return;
     }
-    this.answer(turn.matchId, turn.sequence, text);
+    this.answer(turn.matchId, turn.seat, turn.sequence, text);
   }
 
-  /** Send an answer and remember it (and where it went) for a resent request. */
-  private answer(matchId: string, sequence: number, text: string): void {
+  /** Send an answer (echoing the match, the seat and the sequence) and remember it (and where it
+   * went) for a resent request. */
+  private answer(matchId: string, seat: number, sequence: number, text: string): void {
     const call = this.call;
-    const sent = call !== null && this.write(call, { action: { matchId, sequence, text } });
-    this.answers.set(matchId, { sequence, text, sentOn: sent ? call : null });
+    const sent = call !== null && this.write(call, { action: { matchId, seat, sequence, text } });
+    this.answers.set(seatKey(matchId, seat), { sequence, text, sentOn: sent ? call : null });
     if (!sent) this.log.info(`match ${matchId}: answer to ${sequence} kept for the reconnect`);
   }
 
   private onMatchEnded(message: MatchEnded): void {
     const matchId = message.matchId;
-    this.decisions.get(matchId)?.abort.abort();
-    this.decisions.delete(matchId);
-    this.latest.delete(matchId);
-    this.answers.delete(matchId);
-    const match = this.matches.get(matchId);
-    this.matches.delete(matchId);
-    const outcome = message.outcome;
     const seat = message.seat;
+    const key = seatKey(matchId, seat);
+    this.decisions.get(key)?.abort.abort();
+    this.decisions.delete(key);
+    this.latest.delete(key);
+    this.answers.delete(key);
+    const match = this.matches.get(key);
+    this.matches.delete(key);
+    const outcome = message.outcome;
     const result: MatchResult = {
       matchId,
       seat,

@@ -2,8 +2,12 @@
 /**
  * The starter bots' command line:
  *
- *   bin/bot --server HOST:PORT[,HOST:PORT...] --token TOKEN [--strategy random|heuristic]
- *           [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]
+ *   bin/bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH]
+ *           [--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]
+ *
+ * The token comes from --token, else from --token-file (the file's contents, whitespace stripped),
+ * else from $ARENA_BOT_TOKEN (or the older $ARENA_TOKEN). The last two keep it out of the process's
+ * command line, which other local users can read. A token may start with "-".
  *
  * It plays until killed, or until it has finished N matches (then exits 0). One line per event on
  * stdout: `welcome <bot_name>`, `started <match_id> <seat>`, `rejected <match_id> <sequence> <fault>`
@@ -11,12 +15,14 @@
  * Logs go to stderr. Exit status 2: the server refused the token, or another connection took over.
  */
 
+import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { ArenaBot, ArenaBotError, stderrLogger, type Act } from './bot';
 import { STRATEGIES } from './bots';
 
-const USAGE = `usage: bot --server HOST:PORT[,HOST:PORT...] --token TOKEN [--strategy random|heuristic]
-           [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]`;
+const USAGE = `usage: bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH]
+           [--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]
+the token: --token, else --token-file, else $ARENA_BOT_TOKEN (the last two keep it off the command line)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -35,12 +41,13 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-const STRING_OPTIONS = new Set(['server', 'token', 'strategy', 'max-matches', 'concurrency']);
+const STRING_OPTIONS = new Set(['server', 'token', 'token-file', 'strategy', 'max-matches', 'concurrency']);
 const BOOLEAN_OPTIONS = new Set(['invalid-first', 'tls', 'verbose', 'help']);
 
 interface Options {
   server: string[];
   token?: string;
+  'token-file'?: string;
   strategy?: string;
   'max-matches'?: string;
   concurrency?: string;
@@ -87,6 +94,41 @@ export function parseCommandLine(args: string[]): Options {
   return options;
 }
 
+/** The environment variables the token may come from, in order. */
+export const TOKEN_VARIABLES = ['ARENA_BOT_TOKEN', 'ARENA_TOKEN'] as const;
+
+/** A token that cannot be had: the message is the one line to print. */
+export class TokenError extends Error {}
+
+/**
+ * The token: `given` (--token), else the contents of the file at `path` (--token-file), whitespace
+ * stripped, else the first non-empty variable of TOKEN_VARIABLES in `env`. Throws TokenError saying
+ * what is wrong (a missing or empty file, or no token anywhere).
+ */
+export function tokenFrom(given: string | undefined, path: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (given) return given;
+  if (path !== undefined) {
+    let token: string;
+    try {
+      token = readFileSync(path, 'utf8').trim();
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : describe(error);
+      throw new TokenError(`cannot read the token file ${JSON.stringify(path)}: ${reason}`);
+    }
+    if (!token) throw new TokenError(`the token file ${JSON.stringify(path)} is empty`);
+    return token;
+  }
+  for (const variable of TOKEN_VARIABLES) {
+    const value = env[variable];
+    if (value) return value;
+  }
+  throw new TokenError("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token");
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 async function main(): Promise<number> {
   let values: Options;
   try {
@@ -100,8 +142,14 @@ async function main(): Promise<number> {
   }
   const servers = values.server.flatMap((s) => s.split(',')).filter((s) => s !== '');
   if (servers.length === 0) fail('give the arena address with --server HOST:PORT');
-  const token = values.token ?? process.env.ARENA_TOKEN;
-  if (!token) fail('give the bot token with --token (or ARENA_TOKEN)');
+  let token: string;
+  try {
+    token = tokenFrom(values.token, values['token-file'], process.env);
+  } catch (error) {
+    if (!(error instanceof TokenError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
   const name = values.strategy ?? 'heuristic';
   const strategy = Object.hasOwn(STRATEGIES, name) ? STRATEGIES[name] : undefined;
   if (strategy === undefined) fail(`unknown strategy ${JSON.stringify(values.strategy)}: random or heuristic`);

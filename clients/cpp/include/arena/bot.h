@@ -7,8 +7,10 @@
 //
 // What Client::Run handles (the protocol itself is documented in proto/arena/v1/bot.proto):
 // - dials the arena, sends Hello with the token, the games and the concurrency asked for;
-// - answers every ActionRequest on a worker pool, echoing its match id and sequence number;
-// - drops work on requests that a newer request for the same match has superseded;
+// - answers every ActionRequest on a worker pool, echoing its match id, seat and sequence number (a
+//   match may seat the same bot more than once: each seat is played on its own, its state kept per
+//   match and seat);
+// - drops work on requests that a newer request for the same seat has superseded;
 // - pings at the server's keep-alive interval and takes a stream silent for three intervals for dead;
 // - logs rejections and protocol errors (and calls your hooks), never crashing on a bad message;
 // - when the stream drops, reconnects with capped exponential backoff and jitter, trying each
@@ -103,8 +105,8 @@ enum class LogLevel { kDebug, kInfo, kWarning, kError };
 // are logged as warnings whether or not a hook is set.
 struct Hooks {
   std::function<void(const v1::Welcome&)> on_welcome;          // each (re)connection
-  std::function<void(const MatchInfo&)> on_match_start;        // once per match
-  std::function<void(const MatchResult&)> on_match_end;        // once per match
+  std::function<void(const MatchInfo&)> on_match_start;        // once per match and seat
+  std::function<void(const MatchResult&)> on_match_end;        // once per match and seat
   std::function<void(const v1::ActionRejected&)> on_action_rejected;
   std::function<void(const v1::ProtocolError&)> on_protocol_error;
   std::function<void(double delay_seconds)> on_reconnecting;   // before each new attempt
@@ -115,7 +117,7 @@ struct Options {
   std::string token;                   // from RegistryService.RegisterBot
   std::vector<std::string> games = {"5211"};
   uint32_t max_concurrent_matches = 1;  // matches played at once
-  uint32_t max_matches = 0;             // return after this many ended matches; 0 = never
+  uint32_t max_matches = 0;             // return after this many ended matches (one per seat held); 0 = never
   unsigned workers = 0;                 // threads that run the strategy; 0 = max(2, concurrency)
   bool answer_on_error = true;  // if the strategy throws, answer the first legal action
   bool tls = false;

@@ -1,7 +1,11 @@
 // Command bot runs a starter bot against an arena:
 //
-//	bin/bot --server HOST:PORT[,HOST:PORT...] --token TOKEN [--strategy random|heuristic]
-//	        [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]
+//	bin/bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH]
+//	        [--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]
+//
+// The token comes from --token, else from --token-file (the file's contents, whitespace stripped),
+// else from $ARENA_BOT_TOKEN (or the older $ARENA_TOKEN). The last two keep it out of the process's
+// command line, which other local users can read. A token may start with "-" (--token=-x, --token -x).
 //
 // It plays until killed, or until it has finished N matches (then exits 0). One line per event on
 // stdout: "welcome <bot_name>", "started <match_id> <seat>", "rejected <match_id> <sequence> <fault>"
@@ -14,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -48,22 +53,80 @@ func say(format string, args ...any) {
 	fmt.Fprintf(os.Stdout, format+"\n", args...)
 }
 
+// tokenVariables are the environment variables the token may come from, in order.
+var tokenVariables = []string{"ARENA_BOT_TOKEN", "ARENA_TOKEN"}
+
+// tokenFrom is the token: given (--token), else the contents of the file at path (--token-file),
+// whitespace stripped, else the first non-empty variable of tokenVariables. The error, one line,
+// says what is wrong: a missing or empty file, or no token anywhere.
+func tokenFrom(given, path string, getenv func(string) string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			reason := err.Error()
+			var pathErr *fs.PathError
+			if errors.As(err, &pathErr) {
+				reason = pathErr.Err.Error()
+			}
+			return "", fmt.Errorf("cannot read the token file %q: %s", path, reason)
+		}
+		token := strings.TrimSpace(string(data))
+		if token == "" {
+			return "", fmt.Errorf("the token file %q is empty", path)
+		}
+		return token, nil
+	}
+	for _, variable := range tokenVariables {
+		if value := getenv(variable); value != "" {
+			return value, nil
+		}
+	}
+	return "", errors.New("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token")
+}
+
+// options is the parsed command line.
+type options struct {
+	servers      serverList
+	token        string
+	tokenFile    string
+	strategy     string
+	maxMatches   int
+	invalidFirst bool
+	concurrency  int
+	useTLS       bool
+	verbose      bool
+}
+
+// parseArgs parses the command line (usage and errors go to flags' output, stderr by default). A
+// flag's value may start with "-" in either form: the flag package takes the next argument as it is.
+func parseArgs(flags *flag.FlagSet, args []string) (*options, error) {
+	o := &options{}
+	flags.Var(&o.servers, "server", "arena address HOST:PORT; comma-separated or repeated for fallbacks")
+	flags.StringVar(&o.token, "token", "", "the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)")
+	flags.StringVar(&o.tokenFile, "token-file", "", "read the bot's token from this file")
+	flags.StringVar(&o.strategy, "strategy", "heuristic", "random or heuristic")
+	flags.IntVar(&o.maxMatches, "max-matches", 0, "exit 0 after this many finished matches (0: play until killed)")
+	flags.BoolVar(&o.invalidFirst, "invalid-first", false, `answer the very first request with the invalid action "Z9"`)
+	flags.IntVar(&o.concurrency, "concurrency", 4, "matches to play at once")
+	flags.BoolVar(&o.useTLS, "tls", false, "connect with TLS (system root certificates)")
+	flags.BoolVar(&o.verbose, "verbose", false, "log every message")
+	if err := flags.Parse(args); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
 func main() {
 	os.Exit(run())
 }
 
 func run() int {
-	var servers serverList
 	flags := flag.NewFlagSet("bot", flag.ContinueOnError)
-	flags.Var(&servers, "server", "arena address HOST:PORT; comma-separated or repeated for fallbacks")
-	token := flags.String("token", os.Getenv("ARENA_TOKEN"), "the bot's token (default $ARENA_TOKEN)")
-	strategy := flags.String("strategy", "heuristic", "random or heuristic")
-	maxMatches := flags.Int("max-matches", 0, "exit 0 after this many finished matches (0: play until killed)")
-	invalidFirst := flags.Bool("invalid-first", false, `answer the very first request with the invalid action "Z9"`)
-	concurrency := flags.Int("concurrency", 4, "matches to play at once")
-	useTLS := flags.Bool("tls", false, "connect with TLS (system root certificates)")
-	verbose := flags.Bool("verbose", false, "log every message")
-	if err := flags.Parse(os.Args[1:]); err != nil {
+	o, err := parseArgs(flags, os.Args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -74,27 +137,29 @@ func run() int {
 		flags.Usage()
 		return 64
 	}
-	if len(servers) == 0 {
+	if len(o.servers) == 0 {
 		return usage("give the arena address with --server HOST:PORT")
 	}
-	if *token == "" {
-		return usage("give the bot token with --token (or ARENA_TOKEN)")
+	token, err := tokenFrom(o.token, o.tokenFile, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
 	}
-	makeBot, ok := bots.Strategies[*strategy]
+	makeBot, ok := bots.Strategies[o.strategy]
 	if !ok {
-		return usage(fmt.Sprintf("unknown strategy %q: random or heuristic", *strategy))
+		return usage(fmt.Sprintf("unknown strategy %q: random or heuristic", o.strategy))
 	}
-	if *maxMatches < 0 || *concurrency < 1 {
+	if o.maxMatches < 0 || o.concurrency < 1 {
 		return usage("--max-matches must be >= 0 and --concurrency >= 1")
 	}
 	level := slog.LevelInfo
-	if *verbose {
+	if o.verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	act := makeBot()
-	if *invalidFirst {
+	if o.invalidFirst {
 		play := act
 		var answered atomic.Bool
 		act = func(ctx context.Context, turn *arenabot.Turn) (string, error) {
@@ -105,10 +170,10 @@ func run() int {
 		}
 	}
 	config := arenabot.Config{
-		Servers:              servers,
-		Token:                *token,
-		MaxConcurrentMatches: *concurrency,
-		MaxMatches:           *maxMatches,
+		Servers:              o.servers,
+		Token:                token,
+		MaxConcurrentMatches: o.concurrency,
+		MaxMatches:           o.maxMatches,
 		Logger:               logger,
 		Hooks: arenabot.Hooks{
 			OnWelcome:    func(w *arenapb.Welcome, _ string) { say("welcome %s", w.GetBotName()) },
@@ -120,12 +185,12 @@ func run() int {
 			OnReconnecting: func(time.Duration) { say("reconnecting") },
 		},
 	}
-	if *useTLS {
+	if o.useTLS {
 		config.Credentials = credentials.NewTLS(nil)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := arenabot.Run(ctx, act, config)
+	err = arenabot.Run(ctx, act, config)
 	var refused *arenabot.RefusedError
 	var replaced *arenabot.ReplacedError
 	switch {

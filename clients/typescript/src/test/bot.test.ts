@@ -32,22 +32,22 @@ async function serve(script: Script): Promise<{ address: string; connections: ()
 }
 
 const welcome = (): ConnectResponse => ({ welcome: { botName: 'b', keepAliveInterval: { seconds: 1 }, games: ['5211'] } });
-const started = (matchId: string): ConnectResponse => ({
-  matchStarted: { matchId, game: '5211', seat: 1, numPlayers: 2, botNames: ['a', 'b'] },
+const started = (matchId: string, seat = 1): ConnectResponse => ({
+  matchStarted: { matchId, game: '5211', seat, numPlayers: 2, botNames: ['a', 'b'] },
 });
-const request = (matchId: string, sequence: number, legalActions = ['B1 G2', 'O3 Y4']): ConnectResponse => ({
+const request = (matchId: string, sequence: number, legalActions = ['B1 G2', 'O3 Y4'], seat = 1): ConnectResponse => ({
   actionRequest: {
     matchId,
     sequence,
-    seat: 1,
+    seat,
     allowance: { seconds: 1 },
     timeBank: { seconds: 2 },
-    observation: { game_5211: { seat: 1, numPlayers: 2, turn: 1, cardsToLay: 2, handCards: ['B1', 'G2', 'O3', 'Y4'] } },
+    observation: { game_5211: { seat, numPlayers: 2, turn: 1, cardsToLay: 2, handCards: ['B1', 'G2', 'O3', 'Y4'] } },
     legalActions,
   },
 });
-const ended = (matchId: string): ConnectResponse => ({
-  matchEnded: { matchId, seat: 1, outcome: { termination: 'TERMINATION_NORMAL', scores: [3, 7], placings: [2, 1], winners: [1] } },
+const ended = (matchId: string, seat = 1): ConnectResponse => ({
+  matchEnded: { matchId, seat, outcome: { termination: 'TERMINATION_NORMAL', scores: [3, 7], placings: [2, 1], winners: [1] } },
 });
 
 /** Wait until `check()` holds (polling), at most `ms`. */
@@ -59,7 +59,7 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
-test('Hello first, answers echo match and sequence, a superseded request is never answered', async () => {
+test('Hello first, answers echo match, seat and sequence, a superseded request is never answered', async () => {
   let hello: ConnectRequest__Output | undefined;
   const actions: ConnectRequest__Output[] = [];
   const server = await serve((call) => {
@@ -103,13 +103,58 @@ test('Hello first, answers echo match and sequence, a superseded request is neve
   assert.deepEqual(hello?.hello?.games, ['5211']);
   assert.equal(hello?.hello?.maxConcurrentMatches, 3);
   assert.deepEqual(
-    actions.map((a) => [a.action?.matchId, a.action?.sequence, a.action?.text]),
-    [['m1', 2, 'O3 Y4']],
+    actions.map((a) => [a.action?.matchId, a.action?.seat, a.action?.sequence, a.action?.text]),
+    [['m1', 1, 2, 'O3 Y4']],
   );
   assert.equal(turns[0].signal.aborted, true);
   assert.deepEqual(turns[0].observation?.handCards, ['B1', 'G2', 'O3', 'Y4']);
   assert.ok(turns[1].timeLeft() <= 3 && turns[1].freeTimeLeft() <= 1);
   assert.deepEqual(results, [1]);
+});
+
+test('two seats of one match: each answer echoes its seat, the same sequence in each is its own decision', async () => {
+  const answers: [number | undefined, number, string][] = [];
+  const server = await serve((call) => {
+    call.on('data', (message: ConnectRequest__Output) => {
+      if (message.kind === 'hello') {
+        call.write(welcome());
+        call.write(started('m1', 0));
+        call.write(started('m1', 1));
+        call.write(request('m1', 1, ['B1 G2'], 0));
+        call.write(request('m1', 1, ['O3 Y4'], 1));
+      } else if (message.action) {
+        const { seat, sequence, text } = message.action;
+        answers.push([seat, sequence, text]);
+        if (answers.length === 2) {
+          call.write(ended('m1', 0));
+          call.write(ended('m1', 1));
+        }
+      }
+    });
+  });
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const bot = new ArenaBot((turn) => turn.legalActions[0], {
+    servers: server.address,
+    token: 't',
+    maxMatches: 2,
+    logger: QUIET,
+    hooks: { onMatchStart: (m) => starts.push(m.seat), onMatchEnd: (r) => ends.push(r.seat) },
+  });
+  try {
+    await bot.run();
+  } finally {
+    server.close();
+  }
+  assert.deepEqual(
+    answers.sort((a, b) => (a[0] ?? -1) - (b[0] ?? -1)),
+    [
+      [0, 1, 'B1 G2'],
+      [1, 1, 'O3 Y4'],
+    ],
+  );
+  assert.deepEqual(starts, [0, 1]);
+  assert.deepEqual(ends, [0, 1]);
 });
 
 test('after a dropped stream it reconnects, and answers the resent request from its cache', async () => {

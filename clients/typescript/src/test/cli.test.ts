@@ -2,7 +2,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCommandLine } from '../cli';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseCommandLine, tokenFrom } from '../cli';
 
 test('values may start with a dash (tokens do)', () => {
   const options = parseCommandLine(['--server', 'a:1,b:2', '--token', '-x_Y', '--max-matches', '3', '--invalid-first']);
@@ -24,4 +27,35 @@ test('unknown options, missing values and stray arguments are errors', () => {
   assert.throws(() => parseCommandLine(['--token']), /needs a value/);
   assert.throws(() => parseCommandLine(['heuristic']), /unexpected argument/);
   assert.throws(() => parseCommandLine(['--tls=yes']), /takes no value/);
+});
+
+test('--token=VALUE takes a value starting with a dash', () => {
+  assert.equal(parseCommandLine(['--token=-x_Y']).token, '-x_Y');
+  assert.equal(parseCommandLine(['--token-file=-f'])['token-file'], '-f');
+  assert.equal(parseCommandLine(['--token-file', '-f'])['token-file'], '-f');
+});
+
+test('the token: --token, else --token-file (stripped), else $ARENA_BOT_TOKEN, else $ARENA_TOKEN', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'arena-token-'));
+  const file = join(folder, 'token');
+  writeFileSync(file, '  -from_file\n');
+  const env = { ARENA_BOT_TOKEN: 'from_env', ARENA_TOKEN: 'older' };
+  assert.equal(tokenFrom('-flag', file, env), '-flag');
+  assert.equal(tokenFrom(undefined, file, env), '-from_file');
+  assert.equal(tokenFrom(undefined, undefined, env), 'from_env');
+  assert.equal(tokenFrom(undefined, undefined, { ARENA_TOKEN: 'older' }), 'older');
+  assert.equal(tokenFrom('', undefined, { ARENA_BOT_TOKEN: 'from_env' }), 'from_env');
+  assert.throws(() => tokenFrom(undefined, undefined, {}), /give the bot's token in \$ARENA_BOT_TOKEN/);
+});
+
+test('a missing or empty token file is an error naming it, even with a token in the environment', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'arena-token-'));
+  const empty = join(folder, 'empty');
+  writeFileSync(empty, ' \n\t');
+  const env = { ARENA_BOT_TOKEN: 'from_env' };
+  const missing = join(folder, 'missing');
+  assert.throws(() => tokenFrom(undefined, missing, env), {
+    message: `cannot read the token file ${JSON.stringify(missing)}: No such file or directory`,
+  });
+  assert.throws(() => tokenFrom(undefined, empty, env), { message: `the token file ${JSON.stringify(empty)} is empty` });
 });

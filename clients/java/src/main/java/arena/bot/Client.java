@@ -45,7 +45,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>What {@link #run} does (see proto/arena/v1/bot.proto for the protocol): it dials the arena, says Hello with the
  * token, the games and the concurrency, answers every ActionRequest by calling the bot on a thread of its own (so many
- * matches run at once), echoes the match id and sequence, drops answers to superseded requests, pings at the
+ * matches run at once), echoes the match id, seat and sequence (a match may seat the bot more than once: each seat is
+ * played on its own, its state kept per match and seat), drops answers to superseded requests, pings at the
  * server's keep-alive interval and treats a silent stream as dead, logs rejections and protocol errors, and
  * reconnects with capped exponential backoff and jitter over the addresses in turn. After a reconnect the server
  * resends each running match and its pending request, which is answered (from the cached answer when it was already
@@ -94,7 +95,10 @@ public final class Client {
         return this;
     }
 
-    /** Return from {@link #run} after this many matches have ended (default: play until stopped). */
+    /**
+     * Return from {@link #run} after this many matches have ended, a match counted once per seat the bot held in it
+     * (default: play until stopped).
+     */
     public Client maxMatches(long n) {
         this.maxMatches = n;
         return this;
@@ -175,7 +179,10 @@ public final class Client {
     /** The stream's end, as its response observer saw it. */
     private record End(Status status) {}
 
-    /** Per-match bookkeeping; guarded by the runner's lock. */
+    /** One seat the bot plays; everything per match is kept per seat, since a match may seat the bot more than once. */
+    private record SeatKey(String matchId, int seat) {}
+
+    /** Per-seat bookkeeping (one per match the bot holds one seat in); guarded by the runner's lock. */
     private static final class MatchState {
         MatchInfo info;
         final AtomicLong latest = new AtomicLong(-1);
@@ -235,8 +242,9 @@ public final class Client {
         private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
                 daemons("arena-bot-ping"));
         private final Object lock = new Object();
-        private final Map<String, MatchState> matches = new HashMap<>();
-        private final Set<String> ended = new HashSet<>();
+        private final Map<SeatKey, MatchState> matches = new HashMap<>();
+        /** Seats of matches already told as ended (a resent end is not counted twice). */
+        private final Set<SeatKey> ended = new HashSet<>();
         private Sender live;
         private long nextStreamId;
 
@@ -399,7 +407,8 @@ public final class Client {
                     MatchInfo info = MatchInfo.fromProto(message.getMatchStarted());
                     boolean first;
                     synchronized (lock) {
-                        MatchState state = matches.computeIfAbsent(info.matchId(), k -> new MatchState());
+                        MatchState state = matches.computeIfAbsent(new SeatKey(info.matchId(), info.seat()),
+                                k -> new MatchState());
                         first = state.info == null;
                         state.info = info;
                     }
@@ -418,10 +427,11 @@ public final class Client {
 
         private void onRequest(ActionRequest request, long streamId) {
             String matchId = request.getMatchId();
+            int seat = request.getSeat();
             long sequence = request.getSequence();
             Turn turn;
             synchronized (lock) {
-                MatchState state = matches.computeIfAbsent(matchId, k -> new MatchState());
+                MatchState state = matches.computeIfAbsent(new SeatKey(matchId, seat), k -> new MatchState());
                 if (state.hasRequest) {
                     long latest = state.latest.get();
                     if (sequence < latest) {
@@ -433,7 +443,7 @@ public final class Client {
                         // or let the running decision answer when it is done.
                         if (state.answered == sequence) {
                             if (state.sentOn != streamId) {
-                                state.sentOn = send(action(matchId, sequence, state.answer));
+                                state.sentOn = send(action(matchId, seat, sequence, state.answer));
                             }
                             return;
                         }
@@ -470,7 +480,7 @@ public final class Client {
         /** Sends a decision unless it was superseded, and remembers it for a resent request. */
         private void answer(Turn turn, String text) {
             synchronized (lock) {
-                MatchState state = matches.get(turn.matchId());
+                MatchState state = matches.get(new SeatKey(turn.matchId(), turn.seat()));
                 if (state == null) {
                     return; // the match ended meanwhile
                 }
@@ -484,7 +494,7 @@ public final class Client {
                 }
                 state.answer = text;
                 state.answered = turn.sequence();
-                state.sentOn = send(action(turn.matchId(), turn.sequence(), text));
+                state.sentOn = send(action(turn.matchId(), turn.seat(), turn.sequence(), text));
                 if (state.sentOn == 0) {
                     Log.debug("match " + turn.matchId() + ": answer to " + turn.sequence() + " kept for the reconnect");
                 }
@@ -496,9 +506,14 @@ public final class Client {
             return live != null && live.send(message) ? live.id : 0;
         }
 
-        private ConnectRequest action(String matchId, long sequence, String text) {
+        /** An answer, echoing the request's match, seat and sequence. */
+        private ConnectRequest action(String matchId, int seat, long sequence, String text) {
             return ConnectRequest.newBuilder()
-                    .setAction(Action.newBuilder().setMatchId(matchId).setSequence(sequence).setText(text))
+                    .setAction(Action.newBuilder()
+                            .setMatchId(matchId)
+                            .setSeat(seat)
+                            .setSequence(sequence)
+                            .setText(text))
                     .build();
         }
 
@@ -506,9 +521,10 @@ public final class Client {
             MatchInfo info;
             int count;
             synchronized (lock) {
-                MatchState state = matches.remove(message.getMatchId());
+                SeatKey key = new SeatKey(message.getMatchId(), message.getSeat());
+                MatchState state = matches.remove(key);
                 info = state == null ? null : state.info;
-                if (!ended.add(message.getMatchId())) {
+                if (!ended.add(key)) {
                     return;
                 }
                 count = ended.size();

@@ -2,35 +2,53 @@ package arena.bot;
 
 import arena.bot.bots.HeuristicBot;
 import arena.bot.bots.RandomBot;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code bin/bot}: runs a starter bot against an arena and prints one line per event on stdout.
  *
  * <pre>
- * bin/bot --server HOST:PORT[,HOST:PORT...] --token TOKEN [--strategy random|heuristic]
- *         [--max-matches N] [--invalid-first] [--concurrency N] [--seed N]
+ * bin/bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH]
+ *         [--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--seed N]
  * </pre>
+ *
+ * <p>The token comes from {@code --token}, else from {@code --token-file} (the file's contents, whitespace stripped),
+ * else from {@code $ARENA_BOT_TOKEN} (or the older {@code $ARENA_TOKEN}). The last two keep it out of the process's
+ * command line, which other local users can read. A token may start with '-' ({@code --token=-x} and
+ * {@code --token -x} both work).
  *
  * <p>stdout lines: {@code welcome <bot_name>}, {@code started <match_id> <seat>},
  * {@code rejected <match_id> <sequence> <fault>}, {@code ended <match_id> <placing>}, {@code reconnecting}. Logs go
- * to stderr. Exit status: 0 after N matches, 2 on a usage error, a refused token or when another connection of the
- * bot took over.
+ * to stderr. Exit status: 0 after N matches, 2 on a usage error, a missing or empty token file, a refused token or
+ * when another connection of the bot took over.
  */
 public final class Main {
-    static final String USAGE = "usage: bin/bot --server HOST:PORT[,HOST:PORT...] --token TOKEN "
-            + "[--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--seed N]";
+    static final String USAGE = "usage: bin/bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH] "
+            + "[--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--seed N]\n"
+            + "the token: --token, else --token-file, else $ARENA_BOT_TOKEN "
+            + "(the last two keep it off the command line)";
+    /** The environment variables the token may come from, in order. */
+    static final List<String> TOKEN_VARIABLES = List.of("ARENA_BOT_TOKEN", "ARENA_TOKEN");
 
     private Main() {}
 
     /** The parsed command line. */
     record Args(
             List<String> servers,
-            String token,
+            Optional<String> token,
+            Optional<String> tokenFile,
             String strategy,
             long maxMatches,
             boolean invalidFirst,
@@ -40,7 +58,8 @@ public final class Main {
     /** Reads the command line; throws IllegalArgumentException with the reason (empty for --help). */
     static Args parse(String[] argv) {
         List<String> servers = new ArrayList<>();
-        String token = System.getenv().getOrDefault("ARENA_TOKEN", "");
+        String token = null;
+        String tokenFile = null;
         String strategy = "heuristic";
         long maxMatches = Long.MAX_VALUE;
         boolean invalidFirst = false;
@@ -60,8 +79,8 @@ public final class Main {
             if (flag.equals("-h") || flag.equals("--help")) {
                 throw new IllegalArgumentException("");
             }
-            if (!List.of("--server", "--token", "--strategy", "--max-matches", "--concurrency", "--seed")
-                    .contains(flag)) {
+            if (!List.of("--server", "--token", "--token-file", "--strategy", "--max-matches", "--concurrency",
+                    "--seed").contains(flag)) {
                 throw new IllegalArgumentException("unknown argument '" + argv[i] + "'");
             }
             String value = inline;
@@ -80,6 +99,7 @@ public final class Main {
                     }
                 }
                 case "--token" -> token = value;
+                case "--token-file" -> tokenFile = value;
                 case "--strategy" -> strategy = value;
                 case "--max-matches" -> maxMatches = number(flag, value);
                 case "--concurrency" -> concurrency = (int) Math.max(1, Math.min(1024, number(flag, value)));
@@ -89,13 +109,54 @@ public final class Main {
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("give the arena address with --server HOST:PORT");
         }
-        if (token.isEmpty()) {
-            throw new IllegalArgumentException("give the bot's token with --token (or ARENA_TOKEN)");
-        }
         if (!strategy.equals("random") && !strategy.equals("heuristic")) {
             throw new IllegalArgumentException("unknown strategy '" + strategy + "': use random or heuristic");
         }
-        return new Args(servers, token, strategy, maxMatches, invalidFirst, concurrency, seed);
+        return new Args(servers, Optional.ofNullable(token), Optional.ofNullable(tokenFile), strategy, maxMatches,
+                invalidFirst, concurrency, seed);
+    }
+
+    /** A token that cannot be had; the message is the one line to print. */
+    static final class TokenException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        TokenException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The token: {@code given} ({@code --token}), else the contents of the file at {@code path} ({@code --token-file}),
+     * whitespace stripped, else the first non-empty variable of {@link #TOKEN_VARIABLES} in {@code env}. Throws
+     * TokenException saying what is wrong: a missing or empty file, or no token anywhere.
+     */
+    static String tokenFrom(String given, String path, Map<String, String> env) {
+        if (given != null && !given.isEmpty()) {
+            return given;
+        }
+        if (path != null) {
+            String token;
+            try {
+                token = Files.readString(Path.of(path)).strip();
+            } catch (NoSuchFileException e) {
+                throw new TokenException("cannot read the token file '" + path + "': No such file or directory");
+            } catch (AccessDeniedException e) {
+                throw new TokenException("cannot read the token file '" + path + "': Permission denied");
+            } catch (IOException | InvalidPathException e) {
+                throw new TokenException("cannot read the token file '" + path + "': " + e.getMessage());
+            }
+            if (token.isEmpty()) {
+                throw new TokenException("the token file '" + path + "' is empty");
+            }
+            return token;
+        }
+        for (String variable : TOKEN_VARIABLES) {
+            String value = env.get(variable);
+            if (value != null && !value.isEmpty()) {
+                return value;
+            }
+        }
+        throw new TokenException("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token");
     }
 
     private static long number(String flag, String value) {
@@ -170,9 +231,17 @@ public final class Main {
             System.exit(2);
             return;
         }
+        String token;
+        try {
+            token = tokenFrom(args.token().orElse(null), args.tokenFile().orElse(null), System.getenv());
+        } catch (TokenException e) {
+            System.err.println("bin/bot: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         Bot strategy = args.strategy().equals("random") ? new RandomBot(args.seed()) : new HeuristicBot(args.seed());
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        Client client = new Client(args.servers(), args.token())
+        Client client = new Client(args.servers(), token)
                 .maxConcurrentMatches(args.concurrency())
                 .maxMatches(args.maxMatches());
         try {

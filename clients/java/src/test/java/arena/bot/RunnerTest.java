@@ -82,6 +82,37 @@ class RunnerTest {
                 .build();
     }
 
+    private static ConnectResponse startedAt(int seat) {
+        return ConnectResponse.newBuilder()
+                .setMatchStarted(MatchStarted.newBuilder().setMatchId("m").setGame("5211").setSeat(seat))
+                .build();
+    }
+
+    private static ConnectResponse requestAt(int seat, long sequence) {
+        return ConnectResponse.newBuilder()
+                .setActionRequest(ActionRequest.newBuilder()
+                        .setMatchId("m")
+                        .setSeat(seat)
+                        .setSequence(sequence)
+                        .addLegalActions("G" + sequence + " S" + seat))
+                .build();
+    }
+
+    /** The next Action sent, as "seat sequence text" ("-" for no seat). */
+    private static String nextAnswer(BlockingQueue<ConnectRequest> sent) throws InterruptedException {
+        ConnectRequest message = sent.poll(1, TimeUnit.SECONDS);
+        assertNotNull(message, "no action sent");
+        Action action = message.getAction();
+        return (action.hasSeat() ? String.valueOf(action.getSeat()) : "-") + " " + action.getSequence() + " "
+                + action.getText();
+    }
+
+    private static ConnectResponse endedAt(int seat) {
+        return ConnectResponse.newBuilder()
+                .setMatchEnded(MatchEnded.newBuilder().setMatchId("m").setSeat(seat))
+                .build();
+    }
+
     private static ConnectResponse ended(String matchId) {
         return ConnectResponse.newBuilder().setMatchEnded(MatchEnded.newBuilder().setMatchId(matchId)).build();
     }
@@ -150,6 +181,35 @@ class RunnerTest {
         BlockingQueue<ConnectRequest> sent = attach(runner, 1);
         runner.dispatch(request(7), 1);
         assertEquals("7 G7", nextAction(sent));
+    }
+
+    @Test
+    void eachSeatOfAMatchIsItsOwnDecisionAnsweredWithItsSeat() throws Exception {
+        Client client = client().maxMatches(2);
+        Client.Runner r = runner(client, Set.of());
+        BlockingQueue<ConnectRequest> sent = attach(r, 1);
+        r.dispatch(startedAt(0), 1);
+        r.dispatch(startedAt(1), 1);
+        // The same sequence for each seat: neither is a resend of the other.
+        r.dispatch(requestAt(0, 1), 1);
+        r.dispatch(requestAt(1, 1), 1);
+        assertEquals(Set.of("0 1 G1 S0", "1 1 G1 S1"), Set.of(nextAnswer(sent), nextAnswer(sent)));
+        nothingSent(sent);
+        assertEquals(2, calls.get());
+        // Each seat's end counts as one ended match.
+        r.dispatch(endedAt(0), 1);
+        assertFalse(client.isStopped());
+        r.dispatch(endedAt(1), 1);
+        assertTrue(client.isStopped());
+    }
+
+    @Test
+    void aOneSeatAnswerEchoesItsSeat() throws Exception {
+        Client.Runner r = runner(client(), Set.of());
+        BlockingQueue<ConnectRequest> sent = attach(r, 1);
+        r.dispatch(startedAt(2), 1);
+        r.dispatch(requestAt(2, 4), 1);
+        assertEquals("2 4 G4 S2", nextAnswer(sent));
     }
 
     @Test
