@@ -54,7 +54,7 @@ buf-lint: $(STAMP) ## Lint the wire contract with Buf (STANDARD + COMMENTS)
 	$(BIN)/buf lint
 
 test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute)
-	$(BIN)/pytest -q tests/games tests/league tests/wire tests/referee
+	$(BIN)/pytest -q -m "not slow" tests/games tests/league tests/wire tests/referee
 
 chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the store's host crashing mid-league
 	$(PY) benchmarks/chaos.py

@@ -86,6 +86,7 @@ def test_a_malformed_file_is_one_clear_error(data: dict[str, Any], named: str) -
         check_file(data)
 
 
+@pytest.mark.slow  # in make test, not make test-fast
 @pytest.mark.parametrize("players", range(4, 9))
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_generic_random_playout_suite_passes(players: int, seed: int) -> None:

@@ -175,6 +175,7 @@ def test_starting_colours_differ_between_seats() -> None:
         assert len(flat) == len(set(flat)) and len(starts) == players
 
 
+@pytest.mark.slow  # in make test, not make test-fast
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_generic_suite_plays_coloretto(players: int, seed: int) -> None:

@@ -109,6 +109,7 @@ def test_round_robin_properties(spec: LeagueSpec) -> None:
     _check_round_robin(spec)
 
 
+@pytest.mark.slow  # in make test, not make test-fast
 @settings(max_examples=25, deadline=None)
 @given(spec=cyclic_specs())
 def test_cyclic_round_robin_properties(spec: LeagueSpec) -> None:
