@@ -17,12 +17,15 @@ PREFIX = "arena"
 
 def connect(url: str, max_connections: int = 64) -> aioredis.Redis:
     """A client whose pool waits for a free connection under load instead of failing at once, and
-    that retries a command (three times, backing off) whose connection broke: Redis restarted."""
-    pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=30)
-    retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), 3)
-    return aioredis.Redis(
-        connection_pool=pool, retry=retry, retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError]
+    whose connections retry a command (three times, backing off) when they broke: Redis restarted."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=max_connections,
+        timeout=30,
+        retry=Retry(ExponentialBackoff(cap=1.0, base=0.1), 3),
+        retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
     )
+    return aioredis.Redis(connection_pool=pool)
 
 
 def key(kind: str, ident: str = "") -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
+from redis.exceptions import RedisError
 
 from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
@@ -34,9 +36,10 @@ async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[Le
 
 
 async def wait_done(service: LeagueService, league_id: str, seconds: float) -> None:
-    """Wait until every scheduled match of the league has its result."""
+    """Wait until every scheduled match of the league has its result (riding out a Redis restart)."""
     for _ in range(int(seconds / 0.1)):
-        if (await service.get(league_id)).progress.finished:
-            return
+        with contextlib.suppress(RedisError):
+            if (await service.get(league_id)).progress.finished:
+                return
         await asyncio.sleep(0.1)
     raise AssertionError(f"league {league_id} not done in {seconds} s: {(await service.get(league_id)).progress}")
