@@ -36,7 +36,6 @@ from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.service.matches import BotAbsentError, BotUnavailableError, MatchManager
 from arena.store.leagues import LeagueStore
-from arena.store.redis_stores import key
 
 log = logging.getLogger(__name__)
 
@@ -178,8 +177,7 @@ class RefereeWorker:
 
     async def _reconcile(self) -> None:
         """Queue again the open matches that are nowhere; one node at a time does it."""
-        lock = key("queue", "reconciling")
-        if not await self.queue.r.set(lock, self.consumer, nx=True, px=int(self.reconcile_seconds * 1000)):
+        if not await self.leagues.claim_reconciling(self.consumer, self.reconcile_seconds):
             return
         for league_id in await self.leagues.active_ids():
             lost = await self.leagues.reconcile(league_id)

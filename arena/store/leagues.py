@@ -239,6 +239,10 @@ class LeagueStore:
         """The bot connected: queue every match parked for it again; returns how many."""
         return int(await self._unpark(keys=[key("parked", bot), self.stream], args=[f"{PREFIX}:league:"]))
 
+    async def claim_reconciling(self, owner: str, seconds: float) -> bool:
+        """Whether ``owner`` may reconcile now: one node at a time, for ``seconds``."""
+        return bool(await self.r.set(key("queue", "reconciling"), owner, nx=True, px=int(seconds * 1000)))
+
     async def reconcile(self, league_id: str, chunk: int = 500) -> int:
         """Queue again every open match of the league that is nowhere: neither queued (new, or pending
         at a worker), parked, nor stored. Safe to run on several nodes at once: a match queued twice
