@@ -42,10 +42,10 @@ def _conformance(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # The flags are checked before gRPC is loaded: a process that refuses them exits before gRPC's
+    # threads start (they could abort a process exiting under them).
     from arena import logs
-    from arena.grpc.server import TlsFiles
     from arena.launch import READY
-    from arena.server import ServeConfig, serve
     from arena.service.limits import Limits, raise_open_files_limit
 
     logs.configure(args.log_level, json_format=args.log_format == "json")
@@ -62,6 +62,9 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"arena serve: {error}", file=sys.stderr)
         return 2
+    from arena.grpc.server import TlsFiles
+    from arena.server import ServeConfig, serve
+
     config = ServeConfig(
         address=args.address,
         redis_url=args.redis,
@@ -485,9 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``arena`` command."""
-    import grpc
-
+    """Entry point of the ``arena`` command (gRPC is loaded only by the commands that use it)."""
     from arena.errors import StartupError
 
     given = sys.argv[1:] if argv is None else argv
@@ -504,7 +505,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"arena {args.command}: {error}", file=sys.stderr)
         return 1
-    except grpc.RpcError as error:
+    except Exception as error:
+        grpc = sys.modules.get("grpc")
+        if grpc is None or not isinstance(error, grpc.RpcError):
+            raise
         code, details = error.code(), error.details()
         print(f"arena {args.command}: {code.name.lower()}: {details}", file=sys.stderr)
         return 1
