@@ -9,7 +9,7 @@ PY := $(BIN)/python
 
 .DEFAULT_GOAL := help
 
-.PHONY: help setup system-deps run demo test test-fast chaos check fmt lint typecheck proto proto-check buf-lint pytest bench golden conformance clean
+.PHONY: help setup system-deps run demo test test-fast chaos check fmt lint typecheck proto proto-check buf-lint buf-breaking proto-release pytest bench golden conformance clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -26,8 +26,8 @@ setup: $(STAMP) ## Create .venv and install the project with its test extras
 run: $(STAMP) ## The main job: an arena, starter bots, a league with a live progress bar, its leaderboard
 	$(BIN)/arena run
 
-demo: $(STAMP) ## One readable in-process 5211 match between built-in bots, turn by turn
-	$(BIN)/arena demo
+demo: $(STAMP) ## One readable in-process match between built-in bots, turn by turn (GAME=coloretto for another)
+	$(BIN)/arena demo $(if $(GAME),--game $(GAME))
 
 test: $(STAMP) system-deps check pytest ## The whole suite: format, lint, types, proto, tests
 
@@ -39,6 +39,7 @@ check: $(STAMP) ## Static checks only: format, lint, types
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/buf lint
+	$(BIN)/buf breaking --against proto/released.binpb
 
 fmt: $(STAMP) ## Format and auto-fix
 	$(BIN)/ruff format .
@@ -52,6 +53,12 @@ proto-check: $(STAMP) ## Fail if arena/v1/ is stale (run make proto)
 
 buf-lint: $(STAMP) ## Lint the wire contract with Buf (STANDARD + COMMENTS)
 	$(BIN)/buf lint
+
+buf-breaking: $(STAMP) ## Fail if the wire contract breaks clients of the last released one (proto/released.binpb)
+	$(BIN)/buf breaking --against proto/released.binpb
+
+proto-release: $(STAMP) ## Record the current wire contract as the released one that buf-breaking checks against
+	$(BIN)/buf build -o proto/released.binpb
 
 test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute)
 	$(BIN)/pytest -q -m "not slow" tests/games tests/league tests/wire tests/referee
@@ -67,14 +74,18 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_stack.py
 	$(PY) benchmarks/bench_duplicate.py
 	$(PY) benchmarks/bench_heuristic.py
+	$(PY) benchmarks/bench_coloretto.py
+	$(PY) benchmarks/bench_heuristic_coloretto.py
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_store.py
 
 golden: $(STAMP) ## Regenerate the golden playthrough files in tests/games/golden/
 	$(PY) -m tests.games.golden --write
 
-conformance: $(STAMP) ## Check the 5211 engine against the shared conformance files
-	$(BIN)/arena conformance 5211 ../shared/conformance/5211/*.json
+conformance: $(STAMP) ## Check every game's engine against its shared conformance files (../shared/conformance/GAME/)
+	@for game in $$($(PY) -c 'from arena import catalogue; print(*catalogue.names())'); do \
+		$(BIN)/arena conformance $$game ../shared/conformance/$$game/*.json || exit 1; \
+	done
 
 clean: ## Remove the virtual environment and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from arena.catalogue import DEFAULT_GAME
 from arena.v1 import (
     common_pb2,
     league_pb2,
@@ -80,6 +81,7 @@ def play_match(
     bots: Sequence[str],
     admin_token: str | None,
     *,
+    game: str = DEFAULT_GAME,
     seed: int | None,
     options: Mapping[str, str],
     decision_seconds: float,
@@ -91,7 +93,7 @@ def play_match(
     with channel(address, tls) as ch:
         stub = match_pb2_grpc.MatchServiceStub(ch)
         request = match_pb2.StartMatchRequest(
-            game="5211",
+            game=game,
             bot_names=list(bots),
             options=dict(options),
             time_control=common_pb2.TimeControl(
@@ -126,6 +128,7 @@ def create_league(
     admin_token: str | None,
     *,
     bots: Sequence[str],
+    game: str = DEFAULT_GAME,
     players: int,
     games: int,
     seed: int | None = None,
@@ -139,7 +142,7 @@ def create_league(
     """Schedule a league and queue its matches."""
     spec = league_pb2.LeagueSpec(
         name=name,
-        game="5211",
+        game=game,
         players_per_match=players,
         bot_names=list(bots),
         games_per_pairing=games,

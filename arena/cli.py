@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+DEFAULT_SEED = 1
 
 
 if TYPE_CHECKING:
@@ -22,16 +23,18 @@ if TYPE_CHECKING:
 def _demo(args: argparse.Namespace) -> int:
     from arena.demo import play_demo
 
-    play_demo(sys.stdout, seed=args.seed)
+    play_demo(sys.stdout, game=args.game, seed=args.seed)
     return 0
 
 
 def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from arena import catalogue
     from arena.mainjob import MainJob, run_main_job
 
-    job = MainJob(players=args.players, games=args.games, seed=args.seed)
+    players = args.players or catalogue.entry(args.game).default_players
+    job = MainJob(game=args.game, players=players, games=args.games, seed=args.seed)
     return run_main_job(job, Console(width=max(120, Console().width)))
 
 
@@ -117,6 +120,7 @@ def _match(args: argparse.Namespace) -> int:
         args.server,
         args.bots,
         _admin_token(args),
+        game=args.game,
         seed=args.seed,
         options=options,
         decision_seconds=args.decision_seconds,
@@ -130,6 +134,8 @@ def _bot(args: argparse.Namespace) -> int:
     from arena_bot.__main__ import main as bot_main
 
     argv = [args.kind, "--server", *args.server.split(",")]
+    if args.game:
+        argv += ["--game", args.game]
     if args.token:
         argv.append(f"--token={args.token}")
     if args.token_file:
@@ -148,6 +154,7 @@ def _league_create(args: argparse.Namespace) -> int:
         args.server,
         _admin_token(args),
         bots=[b for part in args.bots for b in part.split(",") if b],
+        game=args.game,
         players=args.players,
         games=args.games,
         seed=args.seed,
@@ -234,13 +241,15 @@ def _nodes(args: argparse.Namespace) -> int:
 
 
 def _loadtest(args: argparse.Namespace) -> int:
+    from arena import catalogue
     from arena.loadtest import LoadConfig, run
 
     config = LoadConfig(
         bots=args.bots,
         matches=args.matches,
         concurrency=args.concurrency,
-        players=args.players,
+        game=args.game,
+        players=args.players or catalogue.entry(args.game).default_players,
         processes=args.processes,
         server=args.server,
         admin_token=args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"),
@@ -353,23 +362,35 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
         group.add_argument(flag, type=kind, default=field.default, help=f"{field.metadata['help']} (%(default)s)")
 
 
+def _game_option(parser: argparse.ArgumentParser, default: str | None) -> None:
+    from arena import catalogue
+
+    shown = f" (default {default})" if default else ""
+    parser.add_argument("--game", default=default, choices=catalogue.names(), help=f"the game{shown}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
+    from arena import catalogue
+
+    default_game = catalogue.DEFAULT_GAME
     parser = _Parser(prog="arena", description="The arena: bots play card games over gRPC.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="the whole arena: a node, starter bots, a league, its leaderboard")
-    run.add_argument("--players", type=int, default=2, choices=[2, 3, 4, 5], help="players a match")
+    _game_option(run, default_game)
+    run.add_argument("--players", type=int, choices=[2, 3, 4, 5], help="players a match (default: the game's)")
     run.add_argument("--games", type=_at_least(1), default=30, help="games per pairing (default %(default)s)")
-    run.add_argument("--seed", type=int, default=5211, help="league seed (default %(default)s)")
+    run.add_argument("--seed", type=int, default=DEFAULT_SEED, help="league seed (default %(default)s)")
     run.set_defaults(handler=_run)
 
-    demo = sub.add_parser("demo", help="play a readable in-process 5211 match between built-in bots")
-    demo.add_argument("--seed", type=int, default=5211, help="the match seed (default 5211)")
+    demo = sub.add_parser("demo", help="play a readable in-process match between built-in bots")
+    _game_option(demo, default_game)
+    demo.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the match seed (default %(default)s)")
     demo.set_defaults(handler=_demo)
 
     conf = sub.add_parser("conformance", help="check a rules engine against conformance case files")
-    conf.add_argument("game", help="the game, e.g. 5211")
+    conf.add_argument("game", help=f"the game: {', '.join(catalogue.names())}")
     conf.add_argument("files", nargs="+", help="round-scoring or playthrough JSON files")
     conf.set_defaults(handler=_conformance)
 
@@ -408,6 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     match = sub.add_parser("match", help="start a match between connected bots and print the result")
     match.add_argument("bots", nargs="+", help="bot names in seat order")
+    _game_option(match, default_game)
     match.add_argument("--seed", type=int, help="the match seed (default: random)")
     match.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rules option")
     match.add_argument("--decision-seconds", type=float, default=1.0)
@@ -430,6 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     league_sub = league.add_subparsers(dest="league_command", required=True, metavar="ACTION")
     create = league_sub.add_parser("create", help="schedule a league and queue its matches")
     create.add_argument("bots", nargs="+", help="bot names (spaces or commas)")
+    _game_option(create, default_game)
     create.add_argument("--players", type=_at_least(2), default=2, help="players a match (default %(default)s)")
     create.add_argument(
         "--games", type=_at_least(1), default=10, help="games per pairing or table (default %(default)s)"
@@ -467,7 +490,8 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--bots", type=int, default=100, help="connected bots (default %(default)s)")
     load.add_argument("--matches", type=int, default=1000, help="matches to play (default %(default)s)")
     load.add_argument("--concurrency", type=int, default=64, help="matches in flight (default %(default)s)")
-    load.add_argument("--players", type=int, default=2, choices=[2, 3, 4, 5])
+    _game_option(load, default_game)
+    load.add_argument("--players", type=int, choices=[2, 3, 4, 5], help="players a match (default: the game's)")
     load.add_argument("--processes", type=int, default=2, help="bot processes (default %(default)s)")
     load.add_argument("--server", help="target this arena instead of starting one")
     load.add_argument("--admin-token", help="with --server: the admin token (or $ARENA_ADMIN_TOKEN)")
@@ -475,8 +499,9 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--json", help="also write the JSON summary to this file")
     load.set_defaults(handler=_loadtest)
 
-    bot = sub.add_parser("bot", help="run a starter bot (random, heuristic or hasty) against an arena")
-    bot.add_argument("kind", choices=["random", "heuristic", "hasty"])
+    bot = sub.add_parser("bot", help="run a starter bot (random, heuristic, ...) against an arena, for one game or all")
+    bot.add_argument("kind", help="a built-in policy: random, heuristic (every game), hasty (5211)")
+    _game_option(bot, None)
     bot.add_argument("--server", default=DEFAULT_SERVER, help="address, or several separated by commas")
     bot.add_argument(
         "--token", help="the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)"

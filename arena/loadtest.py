@@ -29,6 +29,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from arena.catalogue import DEFAULT_GAME
 from arena.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
@@ -42,6 +43,7 @@ class LoadConfig:
     bots: int = 100
     matches: int = 1000
     concurrency: int = 64
+    game: str = DEFAULT_GAME
     players: int = 2
     processes: int = 2
     server: str | None = None
@@ -235,7 +237,7 @@ async def drive(config: LoadConfig, address: str, metrics_url: str | None, conso
                 for name in seated:
                     busy[name] += 1
                 request = match_pb2.StartMatchRequest(
-                    game="5211", bot_names=seated, seed=rng.getrandbits(32), time_control=tc
+                    game=config.game, bot_names=seated, seed=rng.getrandbits(32), time_control=tc
                 )
                 try:
                     response = await stub.StartMatch(request, metadata=metadata, timeout=30)

@@ -43,7 +43,7 @@ async def run_bot(
 
     async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
         yield bot_pb2.ConnectRequest(
-            hello=bot_pb2.Hello(token=token, games=["5211"], max_concurrent_matches=capacity, client_name="loadtest")
+            hello=bot_pb2.Hello(token=token, games=[], max_concurrent_matches=capacity, client_name="loadtest")
         )
         while True:
             yield await outbox.get()

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from arena import catalogue
 from arena.admin import create_league, get_leaderboard, leaderboard_table, register_bot, watch_league
 from arena.loadtest import local_arena
 from arena.v1 import league_pb2
@@ -39,25 +40,21 @@ class MainJobError(Exception):
     """The main job cannot finish: a bot died or the league stalled (the message says which)."""
 
 
-DEFAULT_LINEUP: tuple[tuple[str, str], ...] = (
-    ("heuristic-1", "heuristic"),
-    ("heuristic-2", "heuristic"),
-    ("hasty-1", "hasty"),
-    ("hasty-2", "hasty"),
-    ("random-1", "random"),
-    ("random-2", "random"),
-)
-"""(bot name, starter bot) pairs: two of each strength, so equal bots should rate alike."""
+def default_lineup(game: str) -> tuple[tuple[str, str], ...]:
+    """(bot name, starter bot) pairs: two of each built-in policy of the game, so equal bots should rate alike."""
+    return tuple((f"{policy}-{n}", policy) for policy in catalogue.entry(game).policies for n in (1, 2))
 
 
 @dataclasses.dataclass
 class MainJob:
     """What ``arena run`` plays."""
 
-    lineup: Sequence[tuple[str, str]] = DEFAULT_LINEUP
+    game: str = catalogue.DEFAULT_GAME
+    lineup: Sequence[tuple[str, str]] = ()
+    """(bot name, starter bot) pairs; empty = :func:`default_lineup` of the game."""
     players: int = 2
     games: int = 30
-    seed: int = 5211
+    seed: int = 1
     concurrency: int = 8
     """Matches each bot plays at once."""
     stall_seconds: float = 60.0
@@ -77,13 +74,13 @@ class BotProcess:
 
 @contextlib.contextmanager
 def bot_processes(address: str, tokens: dict[str, str], lineup: Sequence[tuple[str, str]], concurrency: int,
-                  logs: Path) -> Iterator[list[BotProcess]]:  # fmt: skip
+                  logs: Path, game: str) -> Iterator[list[BotProcess]]:  # fmt: skip
     """One ``python -m arena_bot`` process per bot, its token in its environment; all stopped on exit."""
     bots: list[BotProcess] = []
     processes = []
     try:
         for index, (name, kind) in enumerate(lineup):
-            command = [sys.executable, "-m", "arena_bot", kind, "--server", address]
+            command = [sys.executable, "-m", "arena_bot", kind, "--server", address, "--game", game]
             command += ["--concurrency", str(concurrency), "--seed", str(index)]
             env = {**os.environ, "ARENA_BOT_TOKEN": tokens[name]}
             path = logs / f"{name}.log"
@@ -141,26 +138,28 @@ def run_main_job(job: MainJob, console: Console) -> int:
 
 def _play(job: MainJob, console: Console, logs: Path) -> int:
     started = time.monotonic()
+    lineup = tuple(job.lineup) or default_lineup(job.game)
     with tempfile.TemporaryDirectory(prefix="arena-run-") as folder:
         data = Path(folder)
         console.print(f"[bold]Starting an arena node[/bold] with its embedded Redis in {data}")
         with job.arena(data / "data") as (address, metrics_url, _server, admin):
             console.print(f"  serving on {address}; Prometheus metrics on {metrics_url}")
-            tokens = {name: register_bot(address, name, admin) for name, _ in job.lineup}
-            kinds = ", ".join(f"{name} ({kind})" for name, kind in job.lineup)
-            console.print(f"[bold]Connecting {len(job.lineup)} bots[/bold], each its own process: {kinds}")
-            with bot_processes(address, tokens, job.lineup, job.concurrency, logs) as bots:
+            tokens = {name: register_bot(address, name, admin) for name, _ in lineup}
+            kinds = ", ".join(f"{name} ({kind})" for name, kind in lineup)
+            console.print(f"[bold]Connecting {len(lineup)} bots[/bold], each its own process: {kinds}")
+            with bot_processes(address, tokens, lineup, job.concurrency, logs, job.game) as bots:
                 league = create_league(
                     address,
                     admin,
-                    bots=[name for name, _ in job.lineup],
+                    bots=[name for name, _ in lineup],
+                    game=job.game,
                     players=job.players,
                     games=job.games,
                     seed=job.seed,
                     name="demo league",
                 )
                 console.print(
-                    f"[bold]League {league.league_id}[/bold]: round-robin, {job.players} players a match, "
+                    f"[bold]League {league.league_id}[/bold]: {job.game}, round-robin, {job.players} players a match, "
                     f"{job.games} games per pairing: {league.progress.total} matches queued"
                 )
                 watch_league(address, league.league_id, console, check=Watch(bots, job.stall_seconds))

@@ -10,7 +10,7 @@ import argparse
 import sys
 import time
 
-from arena.bots import get_policy
+from arena.catalogue import policy as get_policy
 from arena.games import get_game
 
 

@@ -95,3 +95,22 @@ def test_a_league_that_stops_ending_matches_ends_the_main_job_naming_the_stall(
     assert code == 1, said
     line = next(line for line in said.splitlines() if "arena run failed" in line)
     assert "no match ended for 4 s (0/5 done)" in line, line
+
+
+def test_the_main_job_plays_a_coloretto_league_of_its_built_in_bots(redis_server: EmbeddedRedis) -> None:
+    output = io.StringIO()
+    job = MainJob(
+        game="coloretto",
+        players=3,
+        games=1,
+        stall_seconds=60,
+        arena=lambda _data: node_with_dash_tokens(redis_server.url),
+    )
+    code = run_main_job(job, Console(file=output, width=160))
+    said = output.getvalue()
+    assert code == 0, said
+    assert "coloretto, round-robin, 3 players a match" in said
+    # Four bots, every 3-subset once: four matches, and a leaderboard row for each bot.
+    assert "4 matches in" in said
+    for name in ("heuristic-1", "heuristic-2", "random-1", "random-2"):
+        assert name in said.rsplit("matches queued", 1)[1]

@@ -83,6 +83,14 @@ class Action(Protocol):
     def __hash__(self) -> int: ...
 
 
+class Policy(Protocol):
+    """Chooses an action for one seat from what that seat may see (a built-in bot, or a fallback)."""
+
+    def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        """One of ``legal_actions``."""
+        ...
+
+
 class GameRules(Protocol[S, A, V_co]):
     """The rules of one game. Implementations are stateless and their methods are pure."""
 
@@ -143,6 +151,14 @@ class GameRules(Protocol[S, A, V_co]):
 
     def describe_action(self, state: S, seat: Seat) -> str:
         """One line telling a bot what a legal action looks like now."""
+        ...
+
+    def round_result(self, view: Any) -> tuple[int, Any] | None:
+        """The last scored round in a public view: its 1-based number over the match and its result.
+
+        ``None`` before the first round is scored (and always, for a game without rounds). The referee
+        reports a round to watchers when this number grows.
+        """
         ...
 
 

@@ -1,16 +1,35 @@
-"""The explicit registry of games by name."""
+"""The rules of every game, by registry name: each package under ``arena/games/`` that exports ``RULES``.
+
+A game's rules folder registers itself (its ``__init__`` sets ``RULES`` to its rules object), so the
+inner layers (referee, league scheduling, services) can look rules up by name without knowing any
+game and without importing the adapters. Everything else about a game (wire converters, built-in
+bots, printer, conformance checker) is in its ``arena.catalogue`` entry; a test checks that the two
+list the same games.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from pathlib import Path
 from typing import Any
 
 from arena.errors import UnknownGameError, echo
 from arena.games.base import GameRules
-from arena.games.g5211 import Game5211
 
-GAMES: dict[str, GameRules[Any, Any, Any]] = {
-    Game5211.name: Game5211(),
-}
+
+def _discover() -> dict[str, GameRules[Any, Any, Any]]:
+    found: dict[str, GameRules[Any, Any, Any]] = {}
+    for module in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
+        if not module.ispkg:
+            continue
+        rules = getattr(importlib.import_module(f"arena.games.{module.name}"), "RULES", None)
+        if rules is not None:
+            found[rules.name] = rules
+    return found
+
+
+GAMES: dict[str, GameRules[Any, Any, Any]] = _discover()
 """Every game the arena can referee, by registry name."""
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena import wire
+from arena import catalogue
 from arena.games.base import Outcome
 from arena.league.elo import INITIAL_RATING
 from arena.league.schedule import LeagueFormat, LeagueSpec
@@ -72,7 +72,7 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
                 deadline=timestamp(message.deadline),
                 allowance=duration(message.decision_seconds),
                 time_bank=duration(message.bank_seconds),
-                observation=wire.observation_to_proto(message.observation),
+                observation=catalogue.observation_to_proto(message.observation),
                 legal_actions=list(message.legal_actions),
                 action_hint=message.action_hint,
             )
@@ -192,8 +192,10 @@ def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
         )
         if event.round_result is not None:
             round_number, result = event.round_result
-            messages.append(match_pb2.WatchMatchResponse(round_scored=wire.round_result_to_proto(result, round_number)))
-    messages.append(match_pb2.WatchMatchResponse(view=wire.observation_to_proto(view)))
+            messages.append(
+                match_pb2.WatchMatchResponse(round_scored=catalogue.round_result_to_proto(result, round_number))
+            )
+    messages.append(match_pb2.WatchMatchResponse(view=catalogue.observation_to_proto(view)))
     if event.kind == "ended" and event.outcome is not None:
         messages.append(match_pb2.WatchMatchResponse(outcome=outcome_to_proto(event.outcome)))
     return messages
@@ -248,7 +250,7 @@ def league_spec_from_proto(message: league_pb2.LeagueSpec, league_id: str, seed:
     """A league spec from the wire (the server picks the id, and the seed when unset)."""
     return LeagueSpec(
         league_id=league_id,
-        game=message.game or "5211",
+        game=message.game or catalogue.DEFAULT_GAME,
         players_per_match=message.players_per_match or 2,
         bots=tuple(message.bot_names),
         games_per_pairing=message.games_per_pairing or 1,

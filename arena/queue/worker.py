@@ -27,6 +27,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from arena.catalogue import DEFAULT_GAME
 from arena.games.base import Termination
 from arena.league.result import MatchResult
 from arena.league.schedule import SEED_BITS, MatchSpec, deal_seed
@@ -203,7 +204,7 @@ class RefereeWorker:
                 continue
             try:
                 run_id = await self.matches.start(
-                    league.get("game", "5211"),
+                    league.get("game", DEFAULT_GAME),
                     spec.bots,
                     # A duplicate deal is the same cards in every rotation, and withheld until all are
                     # played; any other match (or re-run after an abort) is dealt afresh.

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.bots.policy import Policy
-from arena.games.base import GameRules
+from arena.games.base import GameRules, Policy
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 
 

@@ -331,11 +331,11 @@ class Match:
         if self.observer is None:
             return
         view = self.game.public_view(self.state)
-        history = getattr(view, "history", None)
-        round_result = None
-        if kind == "step" and history and len(history) > self._rounds_seen:
-            self._rounds_seen = len(history)
-            round_result = (len(history), history[-1])
+        round_result = self.game.round_result(view) if kind == "step" else None
+        if round_result is not None and round_result[0] > self._rounds_seen:
+            self._rounds_seen = round_result[0]
+        else:
+            round_result = None
         event = MatchEvent(
             self.setup.match_id, kind, self.step, view, self.setup.game, actions, self.record.outcome, round_result
         )

@@ -1,9 +1,10 @@
-"""Golden playthroughs: seeded 5211 games recorded turn by turn, to catch any change of the rules.
+"""Golden playthroughs: seeded games of every catalogued game recorded turn by turn, to catch any change of the rules.
 
-Each file in ``tests/games/golden/`` holds one game between built-in random policies: every
-seat's observation before every turn (as ``arena.games.to_jsonable`` gives it), the actions in
-notation, the final observations and the outcome. ``test_golden.py`` regenerates them in memory and
-compares. After an intended rules change, regenerate and review the diff::
+Each file in ``tests/games/golden/`` holds one game between built-in random policies: the
+observation of every seat to move (in seat order) before every turn (as
+``arena.games.to_jsonable`` gives it), the actions in notation, the final observations and the
+outcome. ``test_golden.py`` regenerates them in memory and compares. After an intended rules
+change, regenerate and review the diff::
 
     python -m tests.games.golden --write      # or: make golden
 """
@@ -17,7 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from arena.bots import get_policy
+from arena import catalogue
+from arena.catalogue import policy as get_policy
 from arena.games import get_game, to_jsonable
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
@@ -40,12 +42,10 @@ class GoldenGame(NamedTuple):
         return self.seed * 10 + seat
 
 
-GAMES = (
-    GoldenGame("5211", 2, 2),
-    GoldenGame("5211", 3, 3),
-    GoldenGame("5211", 4, 4),
-    GoldenGame("5211", 5, 5),
+GAMES = tuple(
+    GoldenGame(name, players, players) for name in catalogue.names() for players in get_game(name).player_counts
 )
+"""One game per game and player count, seeded with the player count."""
 
 
 def record(golden: GoldenGame) -> dict[str, Any]:
@@ -55,9 +55,11 @@ def record(golden: GoldenGame) -> dict[str, Any]:
     state = rules.initial_state(golden.players, golden.seed)
     turns = []
     while seats := rules.to_move(state):
-        observations = [rules.observe(state, seat) for seat in range(golden.players)]
+        movers = sorted(seats)
+        observations = [rules.observe(state, seat) for seat in movers]
         actions = {
-            seat: policies[seat].choose(observations[seat], rules.legal_actions(state, seat)) for seat in sorted(seats)
+            seat: policies[seat].choose(observation, rules.legal_actions(state, seat))
+            for seat, observation in zip(movers, observations, strict=True)
         }
         turns.append(
             {

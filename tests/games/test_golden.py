@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from arena import catalogue
+from arena.games import get_game
 from tests.games.golden import GAMES, GOLDEN_DIR, GoldenGame, first_difference, record, render
 
 REGENERATE = "If the change was intended, run `make golden` and review and commit the diff."
@@ -33,5 +35,6 @@ def test_golden_files_are_valid_json_and_listed() -> None:
         assert render(data) == golden.path.read_text(encoding="utf-8")
 
 
-def test_golden_games_cover_every_player_count() -> None:
-    assert sorted(g.players for g in GAMES) == [2, 3, 4, 5]
+@pytest.mark.parametrize("game", catalogue.names())
+def test_golden_games_cover_every_game_and_player_count(game: str) -> None:
+    assert sorted(g.players for g in GAMES if g.game == game) == list(get_game(game).player_counts)

@@ -49,8 +49,10 @@ class Arena:
         await bot.welcomed.wait()
         return bot
 
-    async def start_match(self, names: list[str], seed: int = 1, tc: TimeControl | None = None, **options: str) -> str:
-        request = match_pb2.StartMatchRequest(game="5211", bot_names=names, seed=seed, options=options)
+    async def start_match(
+        self, names: list[str], seed: int = 1, tc: TimeControl | None = None, game: str = "5211", **options: str
+    ) -> str:
+        request = match_pb2.StartMatchRequest(game=game, bot_names=names, seed=seed, options=options)
         if tc is not None:
             request.time_control.CopyFrom(
                 common_pb2.TimeControl(

@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 import random
 
+from arena.catalogue import observation_to_proto
 from arena.games import get_game
 from arena.v1 import bot_pb2, match_pb2
-from arena.wire import observation_to_proto
 from arena.wire import record as wire_record
 from tests.grpc.harness import Arena
 from tests.grpc.rawbot import RawBot

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from arena.bots import get_policy
+from arena.catalogue import policy as get_policy
 from arena.games.base import Termination
 from arena.games.g5211 import Game5211
 from arena.league.result import MatchResult, PairGame

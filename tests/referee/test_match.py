@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from arena.bots import get_policy
+from arena.catalogue import policy as get_policy
 from arena.games import Termination, get_game
 from arena.referee import (
     DecisionRequest,

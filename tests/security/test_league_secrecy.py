@@ -18,11 +18,11 @@ import hashlib
 import grpc
 import pytest
 
+from arena.catalogue import observation_to_proto
 from arena.games import get_game
 from arena.service.leagues import LeagueService
 from arena.store.match_index import MatchQuery
 from arena.v1 import bot_pb2, common_pb2, league_pb2, league_pb2_grpc, match_pb2
-from arena.wire import observation_to_proto
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
 from tests.queue.harness import wait_done
 

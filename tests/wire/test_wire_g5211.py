@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import wire
+from arena import catalogue, wire
 from arena.games.g5211 import CARDS, Card, Colour, Game5211, Observation, RoundResult, ScoringKind, State
 from arena.games.g5211.cards import Play
 from arena.v1 import game_5211_pb2, observation_pb2
@@ -30,11 +30,11 @@ def play_random(num_players: int, seed: int, long_game: bool = False) -> Iterato
 
 
 def _roundtrip(observation: Observation) -> Observation:
-    message = wire.observation_to_proto(observation)
+    message = catalogue.observation_to_proto(observation)
     # Through bytes too, as on a real stream.
     parsed = observation_pb2.Observation.FromString(message.SerializeToString())
-    assert wire.game_of(parsed) == "5211"
-    return wire.observation_from_proto(parsed)  # type: ignore[no-any-return]
+    assert catalogue.game_of(parsed) == "5211"
+    return catalogue.observation_from_proto(parsed)  # type: ignore[no-any-return]
 
 
 @settings(max_examples=25, deadline=None)
@@ -53,8 +53,8 @@ def test_every_observation_of_a_random_match_round_trips(seed: int, num_players:
 
 def test_seat_is_optional_and_zero_is_kept() -> None:
     state = GAME.initial_state(2, 1)
-    seat_zero = wire.observation_to_proto(GAME.observe(state, 0)).game_5211
-    public = wire.observation_to_proto(GAME.public_view(state)).game_5211
+    seat_zero = catalogue.observation_to_proto(GAME.observe(state, 0)).game_5211
+    public = catalogue.observation_to_proto(GAME.public_view(state)).game_5211
     assert seat_zero.HasField("seat")
     assert seat_zero.seat == 0
     assert not public.HasField("seat")
@@ -119,31 +119,31 @@ def test_round_result_fields() -> None:
     assert message.colour == game_5211_pb2.Game5211RoundResult.COLOUR_GREEN
     assert list(message.points) == [3, 3]
     assert g5211.round_result_from_proto(message) == result
-    envelope = wire.round_result_to_proto(result, 4)
+    envelope = catalogue.round_result_to_proto(result, 4)
     assert envelope.round == 4
-    assert wire.game_of(envelope) == "5211"
-    assert wire.round_result_from_proto(envelope) == result
+    assert catalogue.game_of(envelope) == "5211"
+    assert catalogue.round_result_from_proto(envelope) == result
 
 
 def test_last_round_of_a_view() -> None:
     states = list(play_random(3, 11))
     after_first_round = states[3]
-    envelope = wire.last_round_to_proto(GAME.public_view(after_first_round))
+    envelope = catalogue.last_round_to_proto(GAME.public_view(after_first_round))
     assert envelope.round == 1
-    assert wire.round_result_from_proto(envelope) == after_first_round.history[0]
+    assert catalogue.round_result_from_proto(envelope) == after_first_round.history[0]
     with pytest.raises(wire.WireError, match="no round"):
-        wire.last_round_to_proto(GAME.public_view(states[0]))
+        catalogue.last_round_to_proto(GAME.public_view(states[0]))
 
 
 def test_bad_payloads_are_wire_errors() -> None:
     with pytest.raises(wire.WireError, match="no game payload"):
-        wire.observation_from_proto(observation_pb2.Observation())
-    message = wire.observation_to_proto(GAME.observe(GAME.initial_state(2, 3), 0))
+        catalogue.observation_from_proto(observation_pb2.Observation())
+    message = catalogue.observation_to_proto(GAME.observe(GAME.initial_state(2, 3), 0))
     message.game_5211.hand_cards.append("Z9")
     with pytest.raises(wire.WireError, match="'Z9'"):
-        wire.observation_from_proto(message)
+        catalogue.observation_from_proto(message)
     with pytest.raises(wire.WireError, match="no wire converter"):
-        wire.observation_to_proto(object())
+        catalogue.observation_to_proto(object())
     unscored = game_5211_pb2.Game5211RoundResult()
     with pytest.raises(wire.WireError, match="scoring kind"):
         g5211.round_result_from_proto(unscored)
@@ -151,7 +151,7 @@ def test_bad_payloads_are_wire_errors() -> None:
 
 def test_cards_and_plays_share_the_notation() -> None:
     state = GAME.initial_state(4, 99)
-    message = wire.observation_to_proto(GAME.observe(state, 2)).game_5211
+    message = catalogue.observation_to_proto(GAME.observe(state, 2)).game_5211
     hand = [Card.parse(text) for text in message.hand_cards]
     assert tuple(hand) == state.hands[2]
     for action in GAME.legal_actions(state, 2):
@@ -188,12 +188,12 @@ def test_a_seat_sees_its_own_hand_and_public_cards_only(seed: int, num_players: 
     for state in play_random(num_players, seed):
         public = _public_cards(state)
         for seat in range(num_players):
-            message = wire.observation_to_proto(GAME.observe(state, seat)).game_5211
+            message = catalogue.observation_to_proto(GAME.observe(state, seat)).game_5211
             assert list(message.hand_cards) == [str(c) for c in state.hands[seat]]
             # Every card in the message is the seat's own or public: nothing from another hand,
             # the draw pile or the removed cards.
             assert _cards_in(message) == public + Counter(str(c) for c in state.hands[seat])
-        view = wire.observation_to_proto(GAME.public_view(state)).game_5211
+        view = catalogue.observation_to_proto(GAME.public_view(state)).game_5211
         assert _cards_in(view) == public
 
 
@@ -218,6 +218,6 @@ def test_hidden_cards_do_not_change_a_seats_bytes(seed: int, num_players: int) -
     for state in play_random(num_players, seed):
         seat = rng.randrange(num_players)
         other = _reshuffle_hidden(state, seat, rng)
-        mine = wire.observation_to_proto(GAME.observe(state, seat)).SerializeToString(deterministic=True)
-        theirs = wire.observation_to_proto(GAME.observe(other, seat)).SerializeToString(deterministic=True)
+        mine = catalogue.observation_to_proto(GAME.observe(state, seat)).SerializeToString(deterministic=True)
+        theirs = catalogue.observation_to_proto(GAME.observe(other, seat)).SerializeToString(deterministic=True)
         assert mine == theirs

@@ -231,6 +231,12 @@ class GameColoretto:
         """What a spectator may know: everything but the draw-pile order."""
         return _view(state, None)
 
+    def round_result(self, view: Observation) -> tuple[int, RoundRecord] | None:
+        """The last finished round of the match so far (rounds are counted over all its games)."""
+        if not view.history:
+            return None
+        return len(view.history), view.history[-1]
+
     def outcome(self, state: State) -> Outcome | None:
         """Most points over the match's games wins; a tie is a shared win."""
         if not state.finished:

@@ -1,12 +1,18 @@
 """5211: 2-5 players, simultaneous secret card choices, hidden hands."""
 
+from typing import Final
+
 from arena.games.g5211.cards import CARDS, Card, Colour, Play
 from arena.games.g5211.rules import Game5211, legal_plays
 from arena.games.g5211.scoring import RoundResult, ScoringKind, score_round
 from arena.games.g5211.state import Observation, State
 
+RULES: Final = Game5211()
+"""The rules object the registry (``arena.games.registry``) finds this game by."""
+
 __all__ = [
     "CARDS",
+    "RULES",
     "Card",
     "Colour",
     "Game5211",

@@ -15,7 +15,7 @@ from typing import Any, Final
 from arena.errors import GameSetupError, IllegalActionError, InvalidActionError, clip
 from arena.games.base import Outcome, Seat, Termination
 from arena.games.g5211.cards import CARDS, Card, Play, format_cards, full_deck
-from arena.games.g5211.scoring import score_round
+from arena.games.g5211.scoring import RoundResult, score_round
 from arena.games.g5211.state import Observation, State
 
 HAND_SIZE: Final = 5
@@ -222,6 +222,12 @@ class Game5211:
     def public_view(self, state: State) -> Observation:
         """What a spectator may know: everything public, no hand."""
         return _view(state, None, ())
+
+    def round_result(self, view: Observation) -> tuple[int, RoundResult] | None:
+        """The last scored round of the match so far: the history holds every one, oldest first."""
+        if not view.history:
+            return None
+        return len(view.history), view.history[-1]
 
     def outcome(self, state: State) -> Outcome | None:
         """Most points wins; then most score-pile cards; a tie on both is a shared win."""

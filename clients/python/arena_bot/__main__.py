@@ -20,10 +20,13 @@ from arena_bot.bot import ArenaBotError, Bot
 from arena_bot.bots import BOTS
 
 
-def load_bot(name: str, seed: int | None = None) -> Bot:
-    """A starter bot by name, or ``module:Class`` built with no arguments."""
+def load_bot(name: str, seed: int | None = None, game: str | None = None) -> Bot:
+    """A starter bot by name (for ``game``, or every game it can play), or ``module:Class`` built with no arguments."""
     if name in BOTS:
-        return BOTS[name](seed)  # type: ignore[call-arg]
+        try:
+            return BOTS[name](seed, game)
+        except ValueError as error:
+            raise SystemExit(str(error)) from None
     module_name, _, class_name = name.partition(":")
     if not class_name:
         raise SystemExit(f"unknown bot {name!r}: use one of {', '.join(sorted(BOTS))}, or module:Class")
@@ -53,6 +56,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--matches", type=int, metavar="N", help="stop after N matches (default: play until stopped)")
     p.add_argument("--concurrency", type=int, metavar="N", help="matches to play at once (default: the bot's)")
     p.add_argument("--seed", type=int, help="seed for the starter bots")
+    p.add_argument("--game", help="play only this game (default: every game the bot can play)")
     p.add_argument("-v", "--verbose", action="store_true", help="log every message")
     return p
 
@@ -102,7 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    bot = load_bot(args.bot, args.seed)
+    bot = load_bot(args.bot, args.seed, args.game)
+    if args.game and not BOTS.get(args.bot):
+        bot.games = (args.game,)
     if args.concurrency is not None:
         bot.max_concurrent_matches = args.concurrency
     try:

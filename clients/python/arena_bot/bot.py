@@ -85,7 +85,8 @@ class Bot:
     deadline pass) and ``client_name``.
     """
 
-    games: Sequence[str] = ("5211",)
+    games: Sequence[str] = ()
+    """The games this bot plays, by registry name; empty = every game it is registered for."""
     max_concurrent_matches: int = 1
     answer_on_error: bool = True
     client_name: str = CLIENT_NAME

@@ -1,8 +1,9 @@
 """The values a bot sees: a match's facts, one turn to act in, a match's result.
 
-Each wraps the wire message it came from (``.message``) and adds the engine's typed view where the
-arena's converters know the game (for 5211, ``Turn.observation`` is an
-``arena.games.g5211.Observation``).
+Each wraps the wire message it came from (``.message``) and adds the engine's view where the arena's
+catalogue knows the game. Nothing here names a game: a turn carries the game's name (from
+``MatchStarted``) and the observation envelope (its ``oneof game``); the typed helpers of each game
+are in ``arena_bot.games.<game>``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from arena import wire
+from arena import catalogue, wire
 from arena.games.base import Outcome
 from arena.v1 import bot_pb2, common_pb2
 
@@ -82,14 +83,14 @@ class Turn:
     """One decision to make: what the seat may know, what it may do, and how long it has.
 
     Return one of ``legal_actions`` (or any value whose ``str()`` is an action in the game's
-    notation, such as a 5211 ``Play``) from ``Bot.act``.
+    notation, such as an engine action) from ``Bot.act``.
     """
 
     match_id: str
     sequence: int
     """The request's sequence number; the SDK echoes it for you."""
     game: str
-    """The game's registry name, e.g. ``"5211"``."""
+    """The game's registry name, from the match's ``MatchStarted`` (or the observation's envelope)."""
     seat: int
     legal_actions: tuple[str, ...]
     """Every distinct legal action now, in the game's notation (e.g. ``"G3 Y1"``)."""
@@ -111,7 +112,7 @@ class Turn:
         cls, message: bot_pb2.ActionRequest, match: MatchInfo | None = None, received_at: float | None = None
     ) -> Turn:
         """Build a turn from an ``ActionRequest`` (also handy to test a bot offline)."""
-        game = wire.game_of(message.observation) or (match.game if match is not None else "")
+        game = match.game if match is not None else (catalogue.game_of(message.observation) or "")
         return cls(
             match_id=message.match_id,
             sequence=message.sequence,
@@ -128,14 +129,14 @@ class Turn:
 
     @functools.cached_property
     def observation(self) -> Any:
-        """The engine's observation (5211: ``arena.games.g5211.Observation``); None for a game the
-        installed ``arena`` package does not know (use ``game_observation`` then). Converted from
-        the wire on first use, so bots that never look pay nothing."""
+        """The engine's observation of the game (``arena_bot.games.<game>.observation`` gives it typed);
+        None for a game the installed ``arena`` package does not know (use ``game_observation``
+        then). Converted from the wire on first use, so bots that never look pay nothing."""
         message = self.message
-        if message.observation.WhichOneof("game") is None or self.game not in wire.games():
+        if message.observation.WhichOneof("game") is None or self.game not in catalogue.names():
             return None
         try:
-            return wire.observation_from_proto(message.observation)
+            return catalogue.observation_from_proto(message.observation)
         except wire.WireError:
             log.warning("match %s: could not read the observation", message.match_id, exc_info=True)
             return None
@@ -155,7 +156,7 @@ class Turn:
 
     @property
     def game_observation(self) -> Message | None:
-        """The game's own wire message (e.g. ``Game5211Observation``), whatever the game."""
+        """The game's own wire message (the set field of the observation's ``oneof game``), whatever the game."""
         field = self.message.observation.WhichOneof("game")
         return None if field is None else getattr(self.message.observation, field)
 

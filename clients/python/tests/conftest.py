@@ -16,7 +16,7 @@ import grpc
 import grpc.aio
 import pytest
 
-from arena import wire
+from arena import catalogue, wire
 from arena.games.g5211 import Game5211
 from arena.games.g5211.state import State
 from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2
@@ -152,7 +152,7 @@ def action_request(match_id: str, sequence: int, state: State, seat: int = 0) ->
         seat=seat,
         allowance=wire.duration_to_proto(1.0),
         time_bank=wire.duration_to_proto(10.0),
-        observation=wire.observation_to_proto(GAME.observe(state, seat)),
+        observation=catalogue.observation_to_proto(GAME.observe(state, seat)),
         legal_actions=[str(a) for a in GAME.legal_actions(state, seat)],
         action_hint=GAME.describe_action(state, seat),
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from arena_bot import MatchInfo, MatchResult, TimeControl, Turn
-from arena_bot.bots import HeuristicBot, RandomBot
+from arena_bot.bots import HastyBot, HeuristicBot, RandomBot
 from conftest import GAME, action_request, match_ended, match_started, states
 
 from arena.games.g5211.cards import Play
@@ -65,7 +65,7 @@ def act(bot: Any, turn: Turn) -> Any:
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_starter_bots_answer_legal_actions_all_match_long(num_players: int) -> None:
-    bots = [RandomBot(seed=1), HeuristicBot(seed=2, samples=4)]
+    bots = [RandomBot(seed=1), HastyBot(seed=2)]
     rng = random.Random(num_players)
     for index, state in enumerate(states(num_players, seed=num_players)):
         if not GAME.to_move(state) or index % 3:
