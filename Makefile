@@ -71,11 +71,11 @@ pytest: $(STAMP) ## The tests alone
 
 bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py
+	$(PY) benchmarks/bench_games.py --game coloretto --observe --target 1000
 	$(PY) benchmarks/bench_stack.py
 	$(PY) benchmarks/bench_duplicate.py
 	$(PY) benchmarks/bench_heuristic.py
-	$(PY) benchmarks/bench_coloretto.py
-	$(PY) benchmarks/bench_heuristic_coloretto.py
+	$(PY) benchmarks/bench_heuristic.py --game coloretto --players 3 4 5
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_store.py
 

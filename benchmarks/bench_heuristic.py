@@ -1,7 +1,8 @@
 """How much better the built-in heuristic plays than random: win rates over many matches, in-process.
 
-One heuristic seat against random seats, seats rotated, seeds fixed; 2 and 4 players. A win is a
-first place (shared wins count). Run: ``python benchmarks/bench_heuristic.py [--matches N]``.
+One heuristic seat against random seats, seats rotated, seeds fixed; by default 2 and 4 players of
+the default game. A win is a first place (shared wins count). Run:
+``python benchmarks/bench_heuristic.py [--game G] [--players 3 4 5] [--matches N]``.
 """
 
 from __future__ import annotations
@@ -10,18 +11,19 @@ import argparse
 import sys
 import time
 
+from arena import catalogue
 from arena.catalogue import policy as get_policy
 from arena.games import get_game
 
 
-def win_rate(players: int, matches: int) -> tuple[float, float, float]:
+def win_rate(name: str, players: int, matches: int) -> tuple[float, float, float]:
     """(heuristic win rate, random seat's fair share, mean heuristic score minus mean random score)."""
-    game = get_game("5211")
+    game = get_game(name)
     wins = 0
     margin = 0.0
     for n in range(matches):
         hero = n % players
-        policies = [get_policy("5211", "heuristic" if s == hero else "random", n * 10 + s) for s in range(players)]
+        policies = [get_policy(name, "heuristic" if s == hero else "random", n * 10 + s) for s in range(players)]
         state = game.initial_state(players, n)
         while seats := game.to_move(state):
             state = game.apply(
@@ -37,12 +39,15 @@ def win_rate(players: int, matches: int) -> tuple[float, float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default=catalogue.DEFAULT_GAME, choices=catalogue.names())
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--matches", type=int, default=400)
     args = parser.parse_args()
+    print(f"{args.game}: the built-in heuristic in one seat, random bots in the others")
     print(f"{'players':>7}  {'matches':>7}  {'heuristic wins':>14}  {'fair share':>10}  {'score margin':>12}  {'s':>5}")
-    for players in (2, 4):
+    for players in args.players:
         start = time.perf_counter()
-        rate, fair, margin = win_rate(players, args.matches)
+        rate, fair, margin = win_rate(args.game, players, args.matches)
         print(
             f"{players:>7}  {args.matches:>7}  {rate:>14.1%}  {fair:>10.0%}  {margin:>+12.1f}  "
             f"{time.perf_counter() - start:>5.1f}",

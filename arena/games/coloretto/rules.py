@@ -65,6 +65,8 @@ _NOBODY: Final[frozenset[Seat]] = frozenset()
 _legal_cache: dict[tuple[object, ...], tuple[tuple[Action, ...], frozenset[Action]]] = {}
 """Legal actions by what decides them: the phase, who took which row, and how full each row is."""
 _LEGAL_CACHE_LIMIT: Final = 100_000
+_last_legal: Final[list[tuple[object, tuple[tuple[Action, ...], frozenset[Action]]]]] = [(None, ((), frozenset()))]
+"""The last state ``_legal`` answered for, and its answer."""
 _ONE: Final = tuple(frozenset({seat}) for seat in range(5))
 
 
@@ -246,16 +248,24 @@ class GameColoretto:
 
 
 def _legal(state: State) -> tuple[tuple[Action, ...], frozenset[Action]]:
-    """The legal actions of the seat to move, in canonical order and as a set, from a bounded cache."""
+    """The legal actions of the seat to move, in canonical order and as a set, from a bounded cache.
+
+    The last state asked about is remembered by identity too: a referee or a bot asks for the legal
+    actions of a state and then checks an action in the same state.
+    """
+    last_state, legal = _last_legal[0]
+    if last_state is state:
+        return legal
     key = (state.num_players, state.drawn is None, state.taken_by, tuple(map(len, state.rows)))
-    legal = _legal_cache.get(key)
-    if legal is None:
+    found = _legal_cache.get(key)
+    if found is None:
         ordered = tuple(action for action in ACTIONS if _is_legal(state, action))
-        legal = (ordered, frozenset(ordered))
+        found = (ordered, frozenset(ordered))
         if len(_legal_cache) >= _LEGAL_CACHE_LIMIT:
             _legal_cache.clear()
-        _legal_cache[key] = legal
-    return legal
+        _legal_cache[key] = found
+    _last_legal[0] = (state, found)  # one item replaced as a whole, so threads never see half of it
+    return found
 
 
 def _is_legal(state: State, action: Action) -> bool:
@@ -284,35 +294,46 @@ def _is_int(value: object) -> bool:
 
 
 def _view(state: State, seat: Seat | None) -> Observation:
+    # Positional, in the order of Observation's fields (keyword arguments cost a third more, once a decision).
     pile_size = len(state.pile)
+    players = state.num_players
     return Observation(
-        seat=seat,
-        num_players=state.num_players,
-        scoring=state.scoring,
-        games=state.games,
-        game=state.game,
-        round=state.round,
-        starter=state.starter,
-        to_move=None if state.finished else state.seat,
-        drawn=state.drawn,
-        colours=COLOURS_IN_PLAY[state.num_players],
-        capacities=CAPACITIES[state.num_players],
-        rows=state.rows,
-        taken_by=state.taken_by,
-        takes=state.takes,
-        collections=state.collections,
-        pile_size=pile_size,
-        cards_before_last_round=0 if state.last_round else pile_size - CARDS_UNDER_LAST_ROUND - 1,
-        last_round=state.last_round,
-        removed=state.removed,
-        history=state.history,
-        results=state.results,
-        totals=state.totals,
-        finished=state.finished,
+        seat,
+        players,
+        state.scoring,
+        state.games,
+        state.game,
+        state.round,
+        state.starter,
+        None if state.finished else state.seat,  # to_move
+        state.drawn,
+        COLOURS_IN_PLAY[players],  # colours
+        CAPACITIES[players],  # capacities
+        state.rows,
+        state.taken_by,
+        state.takes,
+        state.collections,
+        pile_size,
+        0 if state.last_round else pile_size - CARDS_UNDER_LAST_ROUND - 1,  # cards_before_last_round
+        state.last_round,
+        state.removed,
+        state.history,
+        state.results,
+        state.totals,
+        state.finished,
     )
 
 
 _FIELD_INDEX: Final = {name: index for index, name in enumerate(State._fields)}
+_PILE: Final = _FIELD_INDEX["pile"]
+_DRAWN: Final = _FIELD_INDEX["drawn"]
+_LAST_ROUND: Final = _FIELD_INDEX["last_round"]
+_ROWS: Final = _FIELD_INDEX["rows"]
+_SEAT: Final = _FIELD_INDEX["seat"]
+_TAKEN_BY: Final = _FIELD_INDEX["taken_by"]
+_TAKES: Final = _FIELD_INDEX["takes"]
+_COLLECTIONS: Final = _FIELD_INDEX["collections"]
+_make_state: Final = State._make
 
 
 def _evolve(state: State, **changes: Any) -> State:
@@ -344,7 +365,10 @@ def _draw(state: State) -> State:
     else:
         pile = pile[1:]
     assert pile, "a round uses at most 15 cards, so the pile never runs out"
-    return _evolve(state, pile=pile, drawn=card, last_round=last_round)
+    # As _evolve(state, pile=..., drawn=..., last_round=...), spelt out: draws and places are most decisions.
+    values = list(state)
+    values[_PILE], values[_DRAWN], values[_LAST_ROUND] = pile, card, last_round
+    return _make_state(values)
 
 
 def _place(state: State, row: int) -> State:
@@ -352,8 +376,10 @@ def _place(state: State, row: int) -> State:
     assert drawn is not None
     rows = list(state.rows)
     rows[row] = (*rows[row], drawn)
-    seat = _next_seat(state.seat, state.taken_by, state.num_players)
-    return _evolve(state, rows=tuple(rows), drawn=None, seat=seat)
+    values = list(state)
+    values[_ROWS], values[_DRAWN] = tuple(rows), None
+    values[_SEAT] = _next_seat(state.seat, state.taken_by, state.num_players)
+    return _make_state(values)
 
 
 def _take(state: State, row: int) -> State:
@@ -368,14 +394,11 @@ def _take(state: State, row: int) -> State:
     collections[seat] = collections[seat].plus(cards)
     takes = (*state.takes, Take(seat, row, cards))
     if len(takes) < state.num_players:
-        return _evolve(
-            state,
-            rows=tuple(rows),
-            taken_by=taken_by,
-            takes=takes,
-            collections=tuple(collections),
-            seat=_next_seat(seat, taken_by, state.num_players),
-        )
+        # As _evolve(state, rows=..., taken_by=..., takes=..., collections=..., seat=...), spelt out.
+        values = list(state)
+        values[_ROWS], values[_TAKEN_BY], values[_TAKES] = tuple(rows), taken_by, takes
+        values[_COLLECTIONS], values[_SEAT] = tuple(collections), _next_seat(seat, taken_by, state.num_players)
+        return _make_state(values)
     return _end_round(state, tuple(rows), takes, tuple(collections))
 
 

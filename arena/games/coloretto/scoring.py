@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Final
 
-from arena.games.coloretto.cards import JOKER, PLUS_TWO, Card, Collection
+from arena.games.coloretto.cards import CARDS_PER_COLOUR, JOKER, JOKER_COUNT, PLUS_TWO, Card, Collection
 
 POSITIVE_COLOURS: Final = 3
 
@@ -36,6 +36,9 @@ _TABLES: Final = {
     Scoring.BROWN: (0, 1, 3, 6, 10, 15, 21),
     Scoring.GREY: (0, 1, 4, 8, 7, 6, 5),
 }
+_MOST_OF_A_COLOUR: Final = CARDS_PER_COLOUR + JOKER_COUNT
+_BY_COUNT: Final = {side: table + (table[6],) * (_MOST_OF_A_COLOUR - 6) for side, table in _TABLES.items()}
+"""``t(n)`` for every count a collection can reach, indexed by the count (six or more score as six)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -57,31 +60,34 @@ class SeatScore:
 
 def score_collection(collection: Collection, colours: Sequence[Card], scoring: Scoring) -> SeatScore:
     """The best score of ``collection`` when its jokers may join any of ``colours`` (those in play)."""
-    base = [collection.count(colour) for colour in colours]
-    plus_twos = collection.count(PLUS_TWO)
-    best: SeatScore | None = None
-    for assignment in itertools.combinations_with_replacement(range(len(colours)), collection.count(JOKER)):
-        counts = list(base)
+    table = _BY_COUNT[scoring]
+    held = collection.counts
+    base = [held[colour] for colour in colours]
+    plus_twos = held[PLUS_TWO]
+    # Find the best assignment from the table values alone (the first best, in the order below), then
+    # spell out its choices once. A colour not held has value 0, so it counts nowhere: the score is
+    # twice the three largest values minus all of them.
+    best_score: int | None = None
+    best: tuple[int, ...] = ()
+    for assignment in itertools.combinations_with_replacement(range(len(colours)), held[JOKER]):
+        counts = base.copy()
         for index in assignment:
             counts[index] += 1
-        held = sorted(
-            (index for index, count in enumerate(counts) if count),
-            key=lambda index: -scoring.value_of(counts[index]),
-        )
-        positive, negative = held[:POSITIVE_COLOURS], held[POSITIVE_COLOURS:]
-        score = (
-            sum(scoring.value_of(counts[i]) for i in positive)
-            - sum(scoring.value_of(counts[i]) for i in negative)
-            + 2 * plus_twos
-        )
-        if best is None or score > best.score:
-            best = SeatScore(
-                score=score,
-                jokers=tuple(colours[i] for i in assignment),
-                positive=tuple(colours[i] for i in positive),
-                negative=tuple(colours[i] for i in sorted(negative)),
-                counts=tuple((colours[i], count) for i, count in enumerate(counts) if count),
-                plus_twos=plus_twos,
-            )
-    assert best is not None  # combinations_with_replacement always yields at least the empty assignment
-    return best
+        values = sorted([table[count] for count in counts])
+        score = 2 * sum(values[-POSITIVE_COLOURS:]) - sum(values)
+        if best_score is None or score > best_score:
+            best_score, best = score, assignment
+    assert best_score is not None  # combinations_with_replacement always yields at least the empty assignment
+    counts = base.copy()
+    for index in best:
+        counts[index] += 1
+    ranked = sorted((index for index, count in enumerate(counts) if count), key=lambda index: -table[counts[index]])
+    positive, negative = ranked[:POSITIVE_COLOURS], ranked[POSITIVE_COLOURS:]
+    return SeatScore(
+        score=best_score + 2 * plus_twos,
+        jokers=tuple(colours[i] for i in best),
+        positive=tuple(colours[i] for i in positive),
+        negative=tuple(colours[i] for i in sorted(negative)),
+        counts=tuple((colours[i], count) for i, count in enumerate(counts) if count),
+        plus_twos=plus_twos,
+    )

@@ -107,12 +107,16 @@ class State(NamedTuple):
     finished: bool
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class Observation:
     """What any seat (and, with ``seat`` None, a spectator) may know: the public view of the match.
 
     Nothing from the contract's "nobody" rows is here: no draw-pile order, no next card, no card
     left in the pile at the end, nothing of later games' piles.
+
+    Read-only by convention: a plain (not frozen) dataclass because ``observe`` builds one per
+    decision and a frozen one costs several times as much to build. Its fields are immutable values
+    and a fresh one is built for every call, so changing one changes nothing else.
     """
 
     seat: Seat | None
