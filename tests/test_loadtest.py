@@ -20,6 +20,17 @@ def test_a_small_load_test_plays_every_match_without_error(capsys: object) -> No
     assert "60 matches (2 players) by 12 bots" in console.file.getvalue()  # type: ignore[attr-defined]
 
 
+def test_a_load_test_of_another_game_plays_it_through_its_legal_actions() -> None:
+    console = Console(file=io.StringIO(), width=120)
+    result = run(
+        LoadConfig(bots=6, matches=12, concurrency=4, game="coloretto", players=3, processes=1), console=console
+    )
+    assert result.matches == 12
+    assert result.errors == 0
+    assert result.abnormal_matches == 0
+    assert result.decisions > 12 * 50  # a 3-player Coloretto game takes over a hundred decisions
+
+
 def test_histogram_quantiles_interpolate_within_buckets() -> None:
     text = "\n".join(
         [

@@ -68,6 +68,8 @@ _LEGAL_CACHE_LIMIT: Final = 100_000
 _last_legal: Final[list[tuple[object, tuple[tuple[Action, ...], frozenset[Action]]]]] = [(None, ((), frozenset()))]
 """The last state ``_legal`` answered for, and its answer."""
 _ONE: Final = tuple(frozenset({seat}) for seat in range(5))
+_DRAW: Final = ActionKind.DRAW
+_PLACE: Final = ActionKind.PLACE
 
 
 class GameColoretto:
@@ -203,11 +205,12 @@ class GameColoretto:
         if state.finished or len(actions) != 1 or state.seat not in actions:
             self._check_seats(state, actions)
         action = self.check_action(state, state.seat, actions[state.seat])
-        if action.kind is ActionKind.DRAW:
+        kind = action.kind
+        if kind is _DRAW:
             return _draw(state)
         row = action.row
         assert row is not None
-        if action.kind is ActionKind.PLACE:
+        if kind is _PLACE:
             return _place(state, row)
         return _take(state, row)
 
