@@ -18,9 +18,6 @@ from arena.games.g5211.state import Observation
 from arena.v1 import game_5211_pb2 as pb
 from arena.wire.common import WireError
 
-GAME: Final = "5211"
-"""The registry name of the game these converters are for."""
-
 _CARD_BY_TEXT: Final = {str(card): card for card in CARDS}
 _RESULT = pb.Game5211RoundResult
 
