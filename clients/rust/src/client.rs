@@ -172,7 +172,10 @@ impl Turn {
     }
 
     fn new(request: ActionRequest, info: Option<Arc<MatchInfo>>, latest: Arc<AtomicU64>) -> Turn {
-        let observation = request.observation.and_then(|o| o.game).map(|ObservationGame::Game5211(g)| g);
+        let observation = request.observation.and_then(|o| o.game).and_then(|game| match game {
+            ObservationGame::Game5211(g) => Some(g),
+            _ => None,
+        });
         let game = match (&info, &observation) {
             (Some(info), _) => info.game.clone(),
             (None, Some(_)) => "5211".to_owned(),
@@ -628,7 +631,10 @@ impl<B: Bot> Runner<B> {
             match_id: ended.match_id,
             seat: ended.seat,
             outcome,
-            final_observation: ended.final_observation.and_then(|o| o.game).map(|ObservationGame::Game5211(g)| g),
+            final_observation: ended.final_observation.and_then(|o| o.game).and_then(|game| match game {
+                ObservationGame::Game5211(g) => Some(g),
+                _ => None,
+            }),
             info,
         };
         self.bot.on_event(&Event::MatchEnded(result));
