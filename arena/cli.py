@@ -396,7 +396,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run an arena node (gRPC), with embedded Redis unless --redis is given")
     serve.add_argument("--address", default=DEFAULT_SERVER, help=f"host:port to listen on (default {DEFAULT_SERVER})")
-    serve.add_argument("--redis", help="redis:// URL of an external Redis (default: start an embedded one)")
+    serve.add_argument(
+        "--redis",
+        default=os.environ.get("ARENA_REDIS_URL"),
+        help="redis:// URL of an external Redis, or $ARENA_REDIS_URL (keeps its password off the command line); "
+        "default: start an embedded one",
+    )
     serve.add_argument("--data-dir", default="data", help="embedded Redis data and the admin token (default data/)")
     serve.add_argument("--admin-token", help="admin token (default: $ARENA_ADMIN_TOKEN, or made in DATA_DIR)")
     serve.add_argument(

@@ -91,6 +91,15 @@ def test_an_unreachable_redis_is_one_line(tmp_path: Path) -> None:
     assert "--redis" in line
 
 
+def test_the_redis_url_may_come_from_the_environment_and_its_password_is_not_printed(
+    tmp_path: Path, protected_redis: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_REDIS_URL", f"redis://:not-on-any-command-line@127.0.0.1:{protected_redis}/0")
+    line = serve_fails(common(tmp_path), tmp_path)  # no --redis: the node uses the environment's
+    assert "refused the password" in line and f"127.0.0.1:{protected_redis}" in line
+    assert "not-on-any-command-line" not in line
+
+
 def test_a_redis_that_wants_a_password_says_so(tmp_path: Path, protected_redis: int) -> None:
     line = serve_fails([*common(tmp_path), "--redis", f"redis://127.0.0.1:{protected_redis}/0"], tmp_path)
     assert "needs a password" in line
