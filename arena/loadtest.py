@@ -96,6 +96,8 @@ def local_arena(data_dir: Path) -> Iterator[LocalArena]:
     admin = secrets.token_urlsafe(24)
     args = ["--address", "127.0.0.1:0", "--data-dir", str(data_dir)]
     args += ["--metrics-address", f"127.0.0.1:{metrics_port}", "--log-level", "warning", "--shutdown-grace", "2"]
+    # Every simulated bot dials from this one address, all at once: the per-address Hello cap is for strangers.
+    args += ["--max-pending-hellos-per-peer", "1024"]
     with serving(args, env={"ARENA_ADMIN_TOKEN": admin}) as (process, address):
         yield LocalArena(address, f"http://127.0.0.1:{metrics_port}/metrics", process, admin)
 

@@ -51,7 +51,9 @@ class Limits:
     idle_connection_seconds: float = _limit(60.0, "a connection with no call open this long is closed")
     keepalive_seconds: float = _limit(20.0, "the server pings every connection this often")
     keepalive_timeout_seconds: float = _limit(10.0, "a connection whose ping is unanswered this long is closed")
-    max_streams_per_connection: int = _limit(100, "calls open at once on one connection")
+    max_streams_per_connection: int = _limit(
+        1000, "calls open at once on one connection (load tests multiplex many bots on one)"
+    )
     hello_timeout_seconds: float = _limit(3.0, "a bot stream without its Hello by then is ended")
     max_pending_hellos: int = _limit(1024, "bot streams awaiting their Hello at once, over every client")
     max_pending_hellos_per_peer: int = _limit(32, "bot streams awaiting their Hello at once from one address")
