@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import subprocess
 from collections.abc import AsyncIterator, Callable
@@ -15,6 +16,7 @@ from arena.grpc.server import GrpcServer, start_server
 from arena.launch import start_serve
 from arena.node import ArenaNode
 from arena.referee.timecontrol import TimeControl
+from arena.service.limits import Limits
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.grpc.rawbot import Chooser, RawBot
 
@@ -73,8 +75,17 @@ class Arena:
 
 @pytest.fixture
 async def arena() -> AsyncIterator[Arena]:
+    async with limited_arena() as served:
+        yield served
+
+
+@contextlib.asynccontextmanager
+async def limited_arena(**limits: float) -> AsyncIterator[Arena]:
+    """The ``arena`` fixture's server (in-memory node, 1 s keep-alive), with these limits."""
     node = ArenaNode.in_memory(admin_token=ADMIN)
     node.keep_alive_seconds = 1.0
+    if limits:
+        node.limits = Limits(**limits)  # type: ignore[arg-type]
     server = await start_server(node, "127.0.0.1:0")
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
     arena = Arena(node, server, channel)

@@ -14,9 +14,6 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from arena.grpc.server import start_server
-from arena.node import ArenaNode
-from arena.service.limits import Limits
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
@@ -27,27 +24,8 @@ from arena.v1 import (
     registry_pb2,
     registry_pb2_grpc,
 )
-from tests.grpc.harness import ADMIN, Arena, eventually
+from tests.grpc.harness import Arena, eventually, limited_arena
 from tests.grpc.rawbot import RawBot
-
-
-@contextlib.asynccontextmanager
-async def limited_arena(**limits: float) -> AsyncIterator[Arena]:
-    """The ``arena`` fixture's server, with these limits."""
-    node = ArenaNode.in_memory(admin_token=ADMIN)
-    node.keep_alive_seconds = 1.0
-    node.limits = Limits(**limits)  # type: ignore[arg-type]
-    server = await start_server(node, "127.0.0.1:0")
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
-    arena = Arena(node, server, channel)
-    try:
-        yield arena
-    finally:
-        for bot in arena.bots:
-            await bot.stop()
-        await node.matches.shutdown(0.5)
-        await channel.close()
-        await server.stop(0.5)
 
 
 async def play_a_normal_match(arena: Arena, names: tuple[str, str]) -> None:
