@@ -12,6 +12,7 @@ from arena.service.leagues import LeagueService
 from arena.service.limits import Limits
 from arena.service.matches import MatchManager, RecordStore
 from arena.service.sessions import SessionHub
+from arena.store.clients import ClientBook, MemoryClientBook
 from arena.store.nodes import NodeRegistry
 
 
@@ -33,6 +34,8 @@ class ArenaNode:
     """The heartbeats of this arena's nodes (Redis): None on a node without it."""
     limits: Limits = dataclasses.field(default_factory=Limits)
     """What clients may ask of this node (connections, Hellos, pings, registrations, league sizes)."""
+    clients: ClientBook = dataclasses.field(default_factory=MemoryClientBook)
+    """The client programs (Hello's client name and version) each bot connected with, for its web page."""
 
     def check_admin(self, token: str | None) -> None:
         """Starting matches and leagues needs the admin token, open registration or not: open

@@ -124,6 +124,10 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         capacity = max(1, min(hello.max_concurrent_matches or 1, self.node.max_matches_per_connection))
         connection = self.node.hub.connect(name, games, capacity)
         log.info("bot connected", extra={"bot": name, "client": hello.client_name[:64], "capacity": capacity})
+        try:
+            await self.node.clients.seen(name, hello.client_name, hello.client_version, self.node.clock.wall())
+        except Exception as error:  # the store is down: the bot plays on; its page misses this client
+            log.warning("could not note the client of bot %s: %s", name, error)
         await context.write(
             bot_pb2.ConnectResponse(
                 welcome=bot_pb2.Welcome(

@@ -34,6 +34,7 @@ class RawBot:
         capacity: int = 16,
         games: tuple[str, ...] = ("5211",),
         echo_seat: bool = True,
+        client_name: str = "rawbot",
     ) -> None:
         self.address = address
         self.token = token
@@ -41,6 +42,7 @@ class RawBot:
         self.capacity = capacity
         self.games = games
         self.echo_seat = echo_seat
+        self.client_name = client_name
         """Whether Actions carry the request's seat (clients older than the field leave it unset)."""
         self.received: list[bot_pb2.ConnectResponse] = []
         self.ended: dict[str, bot_pb2.MatchEnded] = {}
@@ -62,7 +64,7 @@ class RawBot:
                 token=self.token,
                 games=list(self.games),
                 max_concurrent_matches=self.capacity,
-                client_name="rawbot",
+                client_name=self.client_name,
             )
         )
         while (message := await self.outbox.get()) is not None:
