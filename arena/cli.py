@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 DEFAULT_SEED = 1
+DEFAULT_WEB_PORT = 8080
 
 
 if TYPE_CHECKING:
@@ -34,7 +35,14 @@ def _run(args: argparse.Namespace) -> int:
     from arena.mainjob import MainJob, run_main_job
 
     players = args.players or catalogue.entry(args.game).default_players
-    job = MainJob(game=args.game, players=players, games=args.games, seed=args.seed)
+    job = MainJob(
+        game=args.game,
+        players=players,
+        games=args.games,
+        seed=args.seed,
+        web_port=args.web_port,
+        keep_open=args.keep_open,
+    )
     return run_main_job(job, Console(width=max(120, Console().width)))
 
 
@@ -44,11 +52,20 @@ def _conformance(args: argparse.Namespace) -> int:
     return run(args.game, args.files, sys.stdout)
 
 
+def web_address(args: argparse.Namespace) -> str | None:
+    """host:port of the web site from --web-port and --web-host (default: the host of --address); None for port 0."""
+    if not args.web_port:
+        return None
+    host = args.web_host if args.web_host is not None else args.address.rpartition(":")[0]
+    host = host.strip("[]") or "0.0.0.0"
+    return f"[{host}]:{args.web_port}" if ":" in host else f"{host}:{args.web_port}"
+
+
 def _serve(args: argparse.Namespace) -> int:
     # The flags are checked before gRPC is loaded: a process that refuses them exits before gRPC's
     # threads start (they could abort a process exiting under them).
     from arena import logs
-    from arena.launch import READY
+    from arena.launch import READY, WEB_READY
     from arena.service.limits import Limits, raise_open_files_limit
 
     logs.configure(args.log_level, json_format=args.log_format == "json")
@@ -80,11 +97,15 @@ def _serve(args: argparse.Namespace) -> int:
         node_id=args.node_id,
         lease_seconds=args.lease_seconds,
         limits=limits,
+        web_address=web_address(args),
     )
 
     def ready(node: object) -> None:
         port = getattr(node, "port", "?")
         print(f"{READY}{args.address.rsplit(':', 1)[0]}:{port}", flush=True)
+        web = getattr(node, "web", None)
+        if web is not None:
+            print(f"{WEB_READY}{web.url}", flush=True)
 
     asyncio.run(serve(config, ready))
     return 0
@@ -337,6 +358,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
+def _port(value: str) -> int:
+    """An argparse type: a TCP port number (0 to 65535)."""
+    try:
+        port = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {value[:40]!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
+    return port
+
+
 def _at_least(low: int) -> Callable[[str], int]:
     """An argparse type: a whole number of at least ``low``."""
 
@@ -382,6 +414,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--players", type=int, choices=[2, 3, 4, 5], help="players a match (default: the game's)")
     run.add_argument("--games", type=_at_least(1), default=30, help="games per pairing (default %(default)s)")
     run.add_argument("--seed", type=int, default=DEFAULT_SEED, help="league seed (default %(default)s)")
+    run.add_argument(
+        "--web-port", type=_port, default=DEFAULT_WEB_PORT, help="the web site's port (a free one if taken; 0: none)"
+    )
+    run.add_argument(
+        "--keep-open", action="store_true", help="keep the arena, its bots and the web site running until Ctrl-C"
+    )
     run.set_defaults(handler=_run)
 
     demo = sub.add_parser("demo", help="play a readable in-process match between built-in bots")
@@ -417,6 +455,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--metrics-address", default="127.0.0.1:9464", help="host:port of /metrics ('' for none; default %(default)s)"
     )
+    serve.add_argument(
+        "--web-port",
+        type=_port,
+        default=DEFAULT_WEB_PORT,
+        help="the web site's HTTP port (0 for none; default %(default)s)",
+    )
+    serve.add_argument("--web-host", help="the web site's host (default: the host of --address)")
     serve.add_argument("--node-id", default="", help="this node's name on the shared queue (default host-pid)")
     serve.add_argument(
         "--lease-seconds", type=float, default=30.0, help="a dead node's queued matches are taken over after this"

@@ -16,6 +16,9 @@ from pathlib import Path
 READY = "arena serving on "
 """What ``arena serve`` prints, with its address, once it accepts calls."""
 
+WEB_READY = "arena web site on "
+"""What ``arena serve`` prints next, with the site's address, when it serves one (``--web-port``)."""
+
 
 def start_serve(
     args: Sequence[str], *, log: Path | None = None, env: Mapping[str, str] | None = None

@@ -89,12 +89,12 @@ class LocalArena(NamedTuple):
 
 
 @contextlib.contextmanager
-def local_arena(data_dir: Path) -> Iterator[LocalArena]:
+def local_arena(data_dir: Path, web_port: int = 0) -> Iterator[LocalArena]:
     """An ``arena serve`` process with a fresh admin token, which its callers register bots and start
-    matches with (no rate limit applies to the admin)."""
+    matches with (no rate limit applies to the admin); its web site on ``web_port`` (0: none)."""
     metrics_port = free_port()
     admin = secrets.token_urlsafe(24)
-    args = ["--address", "127.0.0.1:0", "--data-dir", str(data_dir)]
+    args = ["--address", "127.0.0.1:0", "--data-dir", str(data_dir), "--web-port", str(web_port)]
     args += ["--metrics-address", f"127.0.0.1:{metrics_port}", "--log-level", "warning", "--shutdown-grace", "2"]
     # Every simulated bot dials from this one address, all at once: the per-address Hello cap is for strangers.
     args += ["--max-pending-hellos-per-peer", "1024"]

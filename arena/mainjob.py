@@ -3,7 +3,9 @@
 It starts an arena node with its embedded Redis (in a fresh temporary folder), connects the
 starter bots — several instances of three strengths, each its own client process — runs a
 round-robin league with a live progress bar, prints the final leaderboard with 95% intervals, and
-stops everything it started.
+stops everything it started. While the league plays, the node's web site shows it (the job prints
+its address); ``keep_open`` (``arena run --keep-open``) keeps the arena, the bots and the site
+running after the league until Ctrl-C, so the newcomer can click through what was just played.
 
 Each bot gets its token in its environment (``$ARENA_BOT_TOKEN``), never on its command line. While
 the league runs, the job watches its bots and the league: a bot that exits, or a league that makes
@@ -15,8 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -30,10 +34,40 @@ from rich.console import Console
 from arena import catalogue
 from arena.admin import create_league, get_leaderboard, leaderboard_table, register_bot, watch_league
 from arena.loadtest import local_arena
+from arena.store.embedded import free_port
 from arena.v1 import league_pb2
 
 Arena = Callable[[Path], AbstractContextManager[tuple[str, str, object, str]]]
 """Starts an arena for a ``with`` block: yields (address, metrics URL, handle, admin token)."""
+
+
+DEFAULT_WEB_PORT = 8080
+
+
+def site_port(wanted: int) -> int:
+    """``wanted`` if nothing listens there on 127.0.0.1, else a free port (0 stays 0: no site)."""
+    if wanted == 0:
+        return 0
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", wanted))
+        except OSError:
+            return free_port()
+    return wanted
+
+
+def wait_for_ctrl_c(bots: Sequence[BotProcess]) -> None:
+    """Sleep until Ctrl-C (or a bot process ends: then raise ``MainJobError`` naming it)."""
+    try:
+        while True:
+            for bot in bots:
+                code = bot.process.poll()
+                if code is not None:
+                    raise MainJobError(f"bot {bot.name} exited with status {code}; see its log {bot.log}")
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        return
 
 
 class MainJobError(Exception):
@@ -59,8 +93,12 @@ class MainJob:
     """Matches each bot plays at once."""
     stall_seconds: float = 60.0
     """The job fails when no match of the league ends for this long."""
-    arena: Arena = local_arena
-    """The arena it plays on: by default an ``arena serve`` process with its embedded Redis."""
+    arena: Arena | None = None
+    """The arena it plays on: by default an ``arena serve`` process with its embedded Redis and web site."""
+    web_port: int = DEFAULT_WEB_PORT
+    """The default arena's web site port (a free one if it is taken; 0 for no site)."""
+    keep_open: bool = False
+    """Keep everything running after the league, until Ctrl-C."""
 
 
 @dataclasses.dataclass
@@ -139,11 +177,16 @@ def run_main_job(job: MainJob, console: Console) -> int:
 def _play(job: MainJob, console: Console, logs: Path) -> int:
     started = time.monotonic()
     lineup = tuple(job.lineup) or default_lineup(job.game)
+    port = site_port(job.web_port) if job.arena is None else 0
+    arena = job.arena or functools.partial(local_arena, web_port=port)
+    site = f"http://127.0.0.1:{port}/" if port else ""
     with tempfile.TemporaryDirectory(prefix="arena-run-") as folder:
         data = Path(folder)
         console.print(f"[bold]Starting an arena node[/bold] with its embedded Redis in {data}")
-        with job.arena(data / "data") as (address, metrics_url, _server, admin):
+        with arena(data / "data") as (address, metrics_url, _server, admin):
             console.print(f"  serving on {address}; Prometheus metrics on {metrics_url}")
+            if site:
+                console.print(f"  [bold]web site: {site}[/bold] (leaderboards, matches, replays, live matches)")
             tokens = {name: register_bot(address, name, admin) for name, _ in lineup}
             kinds = ", ".join(f"{name} ({kind})" for name, kind in lineup)
             console.print(f"[bold]Connecting {len(lineup)} bots[/bold], each its own process: {kinds}")
@@ -162,10 +205,22 @@ def _play(job: MainJob, console: Console, logs: Path) -> int:
                     f"[bold]League {league.league_id}[/bold]: {job.game}, round-robin, {job.players} players a match, "
                     f"{job.games} games per pairing: {league.progress.total} matches queued"
                 )
+                if site:
+                    console.print(f"  follow it at {site}leagues/{league.league_id}")
                 watch_league(address, league.league_id, console, check=Watch(bots, job.stall_seconds))
                 board = get_leaderboard(address, league.league_id)
-        console.print()
-        console.print(leaderboard_table(board))
+                if job.keep_open:
+                    console.print()
+                    console.print(leaderboard_table(board))
+                    where = f"the web site at {site}" if site else "the arena"
+                    console.print(
+                        f"[bold]Keeping {where}, the node on {address} and the bots running: Ctrl-C stops[/bold]"
+                    )
+                    wait_for_ctrl_c(bots)
+                    console.print("Stopping everything.")
+        if not job.keep_open:
+            console.print()
+            console.print(leaderboard_table(board))
         total = board.league.progress.total
         elapsed = time.monotonic() - started
         console.print(f"{total} matches in {elapsed:.0f} s, everything stopped. See README.md for what to do next.")

@@ -29,11 +29,13 @@ from arena.service.limits import Limits
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
+from arena.store.clients import RedisClientBook
 from arena.store.embedded import EmbeddedRedis, redacted
 from arena.store.leagues import LeagueStore
 from arena.store.nodes import NodeRegistry
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
 from arena.store.slots import SlotBroker
+from arena.web.site import WebServer, start_web
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +62,8 @@ class ServeConfig:
     """A queued match held by a node silent this long is taken over by another."""
     limits: Limits = dataclasses.field(default_factory=Limits)
     """What clients may ask of the node."""
+    web_address: str | None = None
+    """host:port of the web site (``arena serve --web-port``); None for none."""
 
 
 @dataclasses.dataclass
@@ -79,6 +83,8 @@ class RunningNode:
     relay_task: asyncio.Task[None]
     lost_id: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     """Set if another node took this node's id (it was silent past the heartbeat's expiry)."""
+    web: WebServer | None = None
+    """The node's web site, if it serves one."""
 
     @property
     def port(self) -> int:
@@ -89,6 +95,8 @@ class RunningNode:
         """Stop taking work, let matches finish for up to ``grace_seconds`` (then abort and record
         them), close the server and the store."""
         await self.grpc.health.enter_graceful_shutdown()
+        if self.web is not None:
+            await self.web.stop()
         self.stop_worker.set()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.gather(self.worker_task, self.heartbeat_task, self.relay_task), 5)
@@ -144,6 +152,8 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     startup.check_port_free(config.address, "--address")
     if config.metrics_address:
         startup.check_port_free(config.metrics_address, "--metrics-address", "serve metrics on")
+    if config.web_address:
+        startup.check_port_free(config.web_address, "--web-port", "serve the web site on")
     embedded = None
     url = config.redis_url
     makes_token = not (config.open_registration or config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"))
@@ -176,6 +186,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         keep_alive_seconds=config.keep_alive_seconds,
         metrics=metrics,
         limits=config.limits,
+        clients=RedisClientBook(client),
     )
     node.leagues = leagues = LeagueService(
         LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays, config.limits
@@ -243,9 +254,25 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         server = await start_server(node, config.address, config.tls)
     except (OSError, RuntimeError) as error:
         raise StartupError(f"cannot listen on {config.address}: {error}: check --address") from error
+    started.push_async_callback(server.server.stop, 0)
+    web = None
+    if config.web_address:
+        host, _, port = config.web_address.rpartition(":")
+        try:
+            web = await start_web(node, host.strip("[]") or "127.0.0.1", int(port))
+        except (OSError, ValueError) as error:
+            raise StartupError(
+                f"cannot serve the web site on {config.web_address}: {error}: check --web-port and --web-host"
+            ) from error
     log.info(
         "arena node serving",
-        extra={"address": config.address, "port": server.port, "redis": redacted(url), "metrics_port": metrics_port},
+        extra={
+            "address": config.address,
+            "port": server.port,
+            "redis": redacted(url),
+            "metrics_port": metrics_port,
+            "web": web.url if web else None,
+        },
     )
     return RunningNode(
         node,
@@ -260,6 +287,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         heartbeat_task,
         relay_task,
         lost_id,
+        web,
     )
 
 

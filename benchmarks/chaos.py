@@ -53,7 +53,7 @@ ADMIN = secrets.token_urlsafe(16)
 def node(url: str, node_id: str, port: int, data: Path) -> subprocess.Popen[str]:
     """An arena node on the shared Redis (2 s lease)."""
     args = ["--address", f"127.0.0.1:{port}", "--redis", url, "--node-id", node_id, "--lease-seconds", "2"]
-    args += ["--data-dir", str(data), "--metrics-address", "", "--log-level", "warning"]
+    args += ["--data-dir", str(data), "--metrics-address", "", "--web-port", "0", "--log-level", "warning"]
     return start_serve(args, log=data.with_suffix(".log"), env={"ARENA_ADMIN_TOKEN": ADMIN})[0]
 
 

@@ -552,7 +552,7 @@ def node(tmp_path: Path) -> Iterator[str]:
     """A real `arena serve` (embedded Redis) on a free port; its address."""
     port = free_port()
     args = ["--address", f"127.0.0.1:{port}", "--data-dir", str(tmp_path / "node")]
-    args += ["--metrics-address", "", "--shutdown-grace", "0.5"]
+    args += ["--metrics-address", "", "--web-port", "0", "--shutdown-grace", "0.5"]
     with serving(args, log=tmp_path / "node.log", env={"ARENA_ADMIN_TOKEN": "deploy-test-token"}):
         yield f"127.0.0.1:{port}"
 

@@ -94,7 +94,7 @@ def serve_twin(redis_url: str, node_id: str, data: Path) -> subprocess.Completed
     command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{free_port()}"]
     command += ["--redis", redis_url, "--node-id", node_id, "--open-registration", "--admin-token", ADMIN]
     command += ["--data-dir", str(data)]
-    command += ["--metrics-address", "", "--log-format", "text", "--lease-seconds", "1"]
+    command += ["--metrics-address", "", "--web-port", "0", "--log-format", "text", "--lease-seconds", "1"]
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=30)
 
 

@@ -43,7 +43,7 @@ def test_the_admin_token_file_is_never_readable_by_group_or_others(tmp_path: Pat
     assert watcher.stdout is not None and watcher.stdout.readline().strip() == "watching"
     old = os.umask(0)  # the most permissive umask an operator may have: the file's mode must not depend on it
     try:
-        args = ["--address", "127.0.0.1:0", "--data-dir", str(data), "--metrics-address", ""]
+        args = ["--address", "127.0.0.1:0", "--data-dir", str(data), "--metrics-address", "", "--web-port", "0"]
         with serving([*args, "--log-level", "warning", "--shutdown-grace", "0.5"]):
             assert stat.S_IMODE(path.stat().st_mode) == 0o600
             assert stat.S_IMODE(data.stat().st_mode) == 0o700
@@ -113,7 +113,16 @@ def test_the_redis_password_is_in_no_log_heartbeat_metric_or_command_line(tmp_pa
 
     data, log = tmp_path / "data", tmp_path / "serve.log"
     metrics = free_port()
-    args = ["--address", "127.0.0.1:0", "--data-dir", str(data), "--metrics-address", f"127.0.0.1:{metrics}"]
+    args = [
+        "--address",
+        "127.0.0.1:0",
+        "--data-dir",
+        str(data),
+        "--metrics-address",
+        f"127.0.0.1:{metrics}",
+        "--web-port",
+        "0",
+    ]
     with serving([*args, "--log-level", "debug", "--log-format", "text"], log=log) as (process, address):
         register_bot(address, "alice", (data / "admin-token").read_text().strip())
         password = (data / "redis" / "password").read_text().strip()

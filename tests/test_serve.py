@@ -21,7 +21,7 @@ from tests.grpc.rawbot import RawBot
 @contextmanager
 def arena_process(data_dir: Path, port: int) -> Iterator[subprocess.Popen[str]]:
     args = ["--address", f"127.0.0.1:{port}", "--data-dir", str(data_dir), "--log-format", "text"]
-    args += ["--shutdown-grace", "0.5", "--metrics-address", f"127.0.0.1:{free_port()}"]
+    args += ["--shutdown-grace", "0.5", "--metrics-address", f"127.0.0.1:{free_port()}", "--web-port", "0"]
     with serving(args, log=data_dir.parent / f"serve-{port}.log") as (process, _):
         yield process
 

@@ -81,7 +81,16 @@ def protected_redis(tmp_path: Path) -> Iterator[int]:
 
 
 def common(tmp_path: Path) -> list[str]:
-    return ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", "", "--data-dir", str(tmp_path / "data")]
+    return [
+        "--address",
+        f"127.0.0.1:{free_port()}",
+        "--metrics-address",
+        "",
+        "--web-port",
+        "0",
+        "--data-dir",
+        str(tmp_path / "data"),
+    ]
 
 
 def test_an_unreachable_redis_is_one_line(tmp_path: Path) -> None:
@@ -116,7 +125,16 @@ def test_a_wrong_redis_password_says_so_and_does_not_print_it(tmp_path: Path, pr
 def test_a_data_folder_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("not a folder\n")
     data = tmp_path / "a-file" / "data"
-    args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", "", "--data-dir", str(data)]
+    args = [
+        "--address",
+        f"127.0.0.1:{free_port()}",
+        "--metrics-address",
+        "",
+        "--web-port",
+        "0",
+        "--data-dir",
+        str(data),
+    ]
     line = serve_fails(args, tmp_path)
     assert f"data folder {data}" in line
     assert "--data-dir" in line
@@ -124,7 +142,16 @@ def test_a_data_folder_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:
 
 def test_a_read_only_data_folder_is_one_line(tmp_path: Path, mount: Path) -> None:
     subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(mount)], check=True)
-    args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", "", "--data-dir", str(mount / "data")]
+    args = [
+        "--address",
+        f"127.0.0.1:{free_port()}",
+        "--metrics-address",
+        "",
+        "--web-port",
+        "0",
+        "--data-dir",
+        str(mount / "data"),
+    ]
     line = serve_fails(args, tmp_path)
     assert f"data folder {mount / 'data'}" in line
     assert "read-only" in line.lower()
@@ -144,7 +171,16 @@ def test_a_full_data_folder_is_one_line(tmp_path: Path, mount: Path) -> None:
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], check=True)
     (mount / "data").mkdir()
     fill(mount)
-    args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", "", "--data-dir", str(mount / "data")]
+    args = [
+        "--address",
+        f"127.0.0.1:{free_port()}",
+        "--metrics-address",
+        "",
+        "--web-port",
+        "0",
+        "--data-dir",
+        str(mount / "data"),
+    ]
     line = serve_fails([*args, "--open-registration"], tmp_path)
     assert f"data folder {mount / 'data'}" in line
     assert "no space left" in line.lower()
@@ -169,7 +205,16 @@ def test_a_taken_grpc_port_is_one_line(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        args = ["--address", f"127.0.0.1:{port}", "--metrics-address", "", "--data-dir", str(tmp_path / "data")]
+        args = [
+            "--address",
+            f"127.0.0.1:{port}",
+            "--metrics-address",
+            "",
+            "--web-port",
+            "0",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ]
         line = serve_fails(args, tmp_path)
     assert f"cannot listen on 127.0.0.1:{port}" in line
     assert "--address" in line
@@ -180,7 +225,7 @@ def test_a_taken_metrics_port_is_one_line(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", f"127.0.0.1:{port}"]
+        args = ["--address", f"127.0.0.1:{free_port()}", "--metrics-address", f"127.0.0.1:{port}", "--web-port", "0"]
         line = serve_fails([*args, "--data-dir", str(tmp_path / "data")], tmp_path)
     assert f"cannot serve metrics on 127.0.0.1:{port}" in line
     assert "--metrics-address" in line

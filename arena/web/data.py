@@ -1,0 +1,376 @@
+"""What each page of the web site shows, read from one node's services with bounded work.
+
+Every function here answers one page (and the JSON API behind it) with a JSON-ready dict. Each
+reads a bounded amount: a page of a match index, the most recent leagues, one league's results
+(bounded by the largest league a node schedules), this node's connected bots and running matches,
+never a scan of the whole store. Finished replays are computed off the event loop and kept for the
+last ``REPLAY_CACHE_SIZE`` matches asked (records never change).
+
+A competition's board (:func:`league_board`) has one shape for leagues and, when they land, ladders:
+``kind``, ``id``, ``name``, ``game``, ``state``, ``progress``, ``rows`` and the chart's ``series``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena import catalogue
+from arena.errors import ArenaError, echo
+from arena.games.base import GameRules
+from arena.games.registry import get_game
+from arena.league.elo import INITIAL_RATING, EloLadder
+from arena.league.result import MatchResult, unique_results
+from arena.node import ArenaNode
+from arena.service.auth import NotRegisteredForGameError
+from arena.service.leagues import LeagueInfo, LeaguesUnavailableError
+from arena.service.matches import ListPosition
+from arena.store.match_index import MatchInfo, MatchQuery
+from arena.web.chart import Series
+from arena.web.frames import replay_steps, to_json
+
+PAGE_SIZE = 25
+"""Matches per page of the match list."""
+RECENT_LEAGUES = 20
+RECENT_MATCHES = 20
+RUNNING_SHOWN = 50
+BOTS_SHOWN = 200
+CHART_LEADERS = 5
+CHART_POINTS = 60
+REPLAY_CACHE_SIZE = 64
+MAX_FILTER = 128
+"""Characters of a filter value that count (longer ones cannot name anything)."""
+
+RulesOf = Callable[[str], GameRules[Any, Any, Any]]
+
+
+class NotFoundError(ArenaError, KeyError):
+    """Nothing at that address (the page answers 404)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "not found"
+
+
+class BadFilterError(ArenaError, ValueError):
+    """A filter or page value that cannot be one (the page answers 400)."""
+
+
+@dataclasses.dataclass
+class SiteData:
+    """The site's read model over one node."""
+
+    node: ArenaNode
+    rules_of: RulesOf = get_game
+    """The rules a record is replayed with, by game name (the rules registry)."""
+    _replays: OrderedDict[str, asyncio.Future[list[dict[str, Any]]]] = dataclasses.field(default_factory=OrderedDict)
+    _charts: OrderedDict[tuple[str, int], list[Series]] = dataclasses.field(default_factory=OrderedDict)
+
+    # --- home ---------------------------------------------------------------------------------
+
+    async def overview(self) -> dict[str, Any]:
+        """Hosted games, recent leagues with progress, matches playing now, bots, nodes, queue depth."""
+        node = self.node
+        games = [
+            {
+                "name": e.name,
+                "players": [e.rules.player_counts.start, e.rules.player_counts.stop - 1],
+                "default_players": e.default_players,
+            }
+            for e in catalogue.ENTRIES
+        ]
+        running = await node.matches.summaries(MatchQuery(running=True), None, RUNNING_SHOWN)
+        bots = sorted(node.hub.connected(), key=lambda s: s.name)[:BOTS_SHOWN]
+        queue: dict[str, Any] | None = None
+        leagues: list[dict[str, Any]] = []
+        if node.leagues is not None:
+            length, pending, age = await node.leagues.queue.depth()
+            queue = {"queued": length - pending, "at_workers": pending, "oldest_seconds": round(age, 1)}
+            leagues = [league_json(i) for i in await node.leagues.recent(RECENT_LEAGUES)]
+        nodes = await node.nodes.nodes() if node.nodes is not None else []
+        return {
+            "games": games,
+            "leagues": leagues,
+            "running": [match_json(i) for i in running],
+            "bots": [
+                {"name": s.name, "games": sorted(s.games), "capacity": s.capacity, "free": s.free_slots} for s in bots
+            ],
+            "bots_connected": len(node.hub.connected()),
+            "nodes": nodes,
+            "queue": queue,
+        }
+
+    # --- leagues ------------------------------------------------------------------------------
+
+    def _leagues(self) -> Any:
+        if self.node.leagues is None:
+            raise NotFoundError("this node runs without Redis: it has no leagues")
+        return self.node.leagues
+
+    async def league_board(self, league_id: str) -> dict[str, Any]:
+        """A league's table (rank, bot, rating with its interval, counts, faults) and its chart."""
+        leagues = self._leagues()
+        try:
+            info, table, elo = await leagues.leaderboard(league_id[:MAX_FILTER])
+        except (KeyError, LeaguesUnavailableError) as error:
+            raise NotFoundError(f"no league {echo(league_id)}") from error
+        rows = [
+            {
+                "rank": row.rank,
+                "bot": row.bot,
+                "rating": round(row.rating, 1),
+                "rating_low": round(row.rating_low, 1),
+                "rating_high": round(row.rating_high, 1),
+                "elo": round(elo.get(row.bot, INITIAL_RATING), 1),
+                "matches": row.matches,
+                "wins": row.wins,
+                "points": row.points,
+                "average_score": round(row.average_score, 2),
+                "faults": {"timeouts": row.timeouts, "forfeits": row.forfeits},
+            }
+            for row in table.rows
+        ]
+        series = await self._chart(info, [row.bot for row in table.rows[:CHART_LEADERS]])
+        return league_json(info) | {
+            "kind": "league",
+            "id": info.league_id,
+            "rows": rows,
+            "rated_matches": table.matches,
+            "aborted": table.aborted,
+            "series": [{"label": s.label, "points": list(s.points)} for s in series],
+        }
+
+    async def _chart(self, info: LeagueInfo, leaders: Sequence[str]) -> list[Series]:
+        version = (info.league_id, info.progress.done)
+        cached = self._charts.get(version)
+        if cached is not None:
+            return cached
+        stored = (await self._leagues().store.results(info.league_id))[: info.progress.done]
+        duplicate, per_match = info.spec.duplicate, info.spec.players_per_match
+        series = await asyncio.to_thread(elo_series, stored, leaders, duplicate, per_match)
+        self._charts[version] = series
+        while len(self._charts) > 16:
+            self._charts.popitem(last=False)
+        return series
+
+    # --- bots ---------------------------------------------------------------------------------
+
+    async def bot(self, name: str) -> dict[str, Any]:
+        """A bot: its games, clients and versions, connection, recent matches, leagues, faults, rating history."""
+        name = name[:MAX_FILTER]
+        try:
+            games = await self.node.registry.games_of(name)
+        except NotRegisteredForGameError as error:
+            raise NotFoundError(f"no bot {echo(name)}") from error
+        session = self.node.hub.sessions.get(name)
+        clients = await self.node.clients.clients(name)
+        recent = await self.node.matches.summaries(MatchQuery(bot=name), None, RECENT_MATCHES)
+        boards: list[dict[str, Any]] = []
+        series: list[Series] = []
+        faults = Counter[str]()
+        if self.node.leagues is not None:
+            for info in await self.node.leagues.recent(RECENT_LEAGUES):
+                if name not in info.spec.bots:
+                    continue
+                board = await self.league_board(info.league_id)
+                row = next((r for r in board["rows"] if r["bot"] == name), None)
+                if row is None:
+                    continue
+                faults.update(row["faults"])
+                boards.append({"id": info.league_id, "name": info.name, "game": info.spec.game, "row": row})
+                mine = await self._chart(info, [name])
+                if mine:
+                    series.append(Series(f"{info.name[:16]} ({info.league_id})", mine[0].points))
+        return {
+            "name": name,
+            "games": sorted(games),
+            "connected": session is not None and session.connection is not None,
+            "clients": [{"name": c.name, "version": c.version, "last_seen": c.last_seen} for c in clients],
+            "versions": sorted({c.version for c in clients if c.version}),
+            "recent": [match_json(i) for i in recent],
+            "boards": boards,
+            "faults": {"timeouts": faults["timeouts"], "forfeits": faults["forfeits"]},
+            "series": [{"label": s.label, "points": list(s.points)} for s in series],
+        }
+
+    # --- matches ------------------------------------------------------------------------------
+
+    async def matches(self, game: str, bot: str, league: str, state: str, page: str) -> dict[str, Any]:
+        """One page of the match list, newest first, filtered by game, bot, league and state."""
+        if state not in ("", "running", "finished"):
+            raise BadFilterError(f"state must be running or finished, not {echo(state)}")
+        if len(game) > MAX_FILTER or len(bot) > MAX_FILTER or len(league) > MAX_FILTER:
+            raise BadFilterError("a filter value is at most 128 characters")
+        if league:
+            return await self._league_matches(league, game, bot, state, page)
+        running = {"": None, "running": True, "finished": False}[state]
+        after = ListPosition.parse(page) if page else None
+        infos = await self.node.matches.summaries(MatchQuery(game, bot, running), after, PAGE_SIZE + 1)
+        shown = infos[:PAGE_SIZE]
+        more = len(infos) > PAGE_SIZE
+        return {
+            "matches": [match_json(i) for i in shown],
+            "next_page": ListPosition.after(shown[-1]).token() if more else "",
+        }
+
+    async def _league_matches(self, league: str, game: str, bot: str, state: str, page: str) -> dict[str, Any]:
+        """A league's matches: its running ones on this node, then its results (newest first), by offset."""
+        try:
+            offset = int(page or 0)
+        except ValueError as error:
+            raise BadFilterError(f"page must be a number for a league's matches, not {echo(page)}") from error
+        leagues = self._leagues()
+        try:
+            info = await leagues.get(league)
+        except KeyError as error:
+            raise NotFoundError(f"no league {echo(league)}") from error
+        if game and game != info.spec.game:
+            return {"matches": [], "next_page": ""}
+        rows: list[dict[str, Any]] = []
+        if state != "finished":
+            for running in self.node.matches.running.values():
+                setup = running.setup
+                if setup.match_id.startswith(f"{info.league_id}.") and (not bot or bot in setup.players):
+                    rows.append(match_json(MatchInfo.of_record(running.match.record, running=True)))
+        if state != "running":
+            for stored in reversed(await leagues.store.results(info.league_id)):
+                result = MatchResult.from_dict(stored)
+                if not bot or bot in result.bots:
+                    rows.append(result_json(result, info.spec.game, str(stored.get("record_id") or result.match_id)))
+        shown = rows[offset : offset + PAGE_SIZE]
+        more = len(rows) > offset + PAGE_SIZE
+        return {"matches": shown, "next_page": str(offset + PAGE_SIZE) if more else ""}
+
+    async def match(self, match_id: str) -> dict[str, Any]:
+        """A match: running on this node (live), or finished (its summary, faults and replay address)."""
+        match_id = match_id[:MAX_FILTER]
+        running = self.node.matches.running.get(match_id)
+        if running is not None:
+            if running.seal is not None:
+                raise NotFoundError(f"match {echo(match_id)} is not shown until its duplicate deal is over")
+            info = MatchInfo.of_record(running.match.record, running=True)
+            return match_json(info) | {"faults": []}
+        try:
+            record = await self.node.matches.record(match_id)
+        except KeyError as error:
+            raise NotFoundError(
+                f"no finished match {echo(match_id)} (a running match is shown by the node that referees it)"
+            ) from error
+        except ArenaError as error:
+            raise NotFoundError(str(error)) from error
+        info = MatchInfo.of_record(record)
+        faults = [
+            {"step": r.step, "seat": r.seat, "bot": record.players[r.seat], "fault": r.fault, "fallback": r.fallback}
+            for r in record.rejections[:200]
+        ]
+        return match_json(info) | {"faults": faults, "steps": len(record.steps)}
+
+    async def replay(self, match_id: str) -> dict[str, Any]:
+        """A finished match's replay: every step's state (hands included) and the actions that made it."""
+        match_id = match_id[:MAX_FILTER]
+        if match_id in self.node.matches.running:
+            raise NotFoundError(f"match {echo(match_id)} is still running: its replay is released at its end")
+        try:
+            record = await self.node.matches.record(match_id)
+        except KeyError as error:
+            raise NotFoundError(f"no finished match {echo(match_id)}") from error
+        except ArenaError as error:
+            raise NotFoundError(str(error)) from error
+        future = self._replays.get(match_id)
+        if future is None:
+            rules = self.rules_of(record.game)
+            future = asyncio.ensure_future(asyncio.to_thread(replay_steps, record, rules))
+            self._replays[match_id] = future
+            while len(self._replays) > REPLAY_CACHE_SIZE:
+                self._replays.popitem(last=False)
+        try:
+            steps = await asyncio.shield(future)
+        except Exception:
+            self._replays.pop(match_id, None)
+            raise
+        return {
+            "match_id": record.match_id,
+            "game": record.game,
+            "players": list(record.players),
+            "outcome": record.outcome.to_dict() if record.outcome else None,
+            "steps": steps,
+        }
+
+
+def league_json(info: LeagueInfo) -> dict[str, Any]:
+    """A league's name, game, state and progress (never its seed)."""
+    progress = info.progress
+    return {
+        "id": info.league_id,
+        "name": info.name,
+        "game": info.spec.game,
+        "bots": list(info.spec.bots),
+        "players_per_match": info.spec.players_per_match,
+        "state": progress.state.value,
+        "progress": {
+            "total": progress.total,
+            "done": progress.done,
+            "running": progress.running,
+            "queued": progress.queued,
+            "percent": round(100 * progress.done / progress.total) if progress.total else 0,
+        },
+        "created_at": info.created_at,
+    }
+
+
+def match_json(info: MatchInfo) -> dict[str, Any]:
+    """A line of a match list."""
+    outcome = info.outcome
+    return {
+        "match_id": info.match_id,
+        "game": info.game,
+        "players": list(info.players),
+        "state": "running" if info.running else "finished",
+        "outcome": outcome.to_dict() if outcome else None,
+        "started_at": info.started_at,
+        "ended_at": None if info.running else info.ended_at,
+    }
+
+
+def result_json(result: MatchResult, game: str, record_id: str) -> dict[str, Any]:
+    """A league result as a line of a match list (``record_id``: the id its record is kept under)."""
+    return {
+        "match_id": record_id,
+        "game": game,
+        "players": list(result.bots),
+        "state": "finished",
+        "outcome": {
+            "termination": result.termination.value,
+            "scores": list(result.scores),
+            "placings": list(result.placings),
+            "winners": [seat for seat, placing in enumerate(result.placings) if placing == 1],
+            "forfeited": sorted(result.forfeited),
+        },
+        "started_at": None,
+        "ended_at": None,
+    }
+
+
+def elo_series(
+    stored: Sequence[dict[str, Any]], leaders: Sequence[str], duplicate: bool, per_match: int
+) -> list[Series]:
+    """The leaders' Elo ratings after each result, in the order results were stored (at most
+    ``CHART_POINTS`` points a line)."""
+    results = unique_results(MatchResult.from_dict(r) for r in stored)
+    if duplicate:
+        per_deal = Counter(r.deal_id for r in results)
+        results = [r for r in results if per_deal[r.deal_id] >= per_match]
+    ladder = EloLadder()
+    every = max(1, len(results) // CHART_POINTS)
+    points: dict[str, list[tuple[float, float]]] = {bot: [(0, INITIAL_RATING)] for bot in leaders}
+    for index, result in enumerate(results, start=1):
+        ladder.update(result)
+        if index % every == 0 or index == len(results):
+            for bot in leaders:
+                points[bot].append((index, round(ladder.rating(bot), 1)))
+    return [Series(bot, points[bot]) for bot in leaders] if results else []
+
+
+__all__ = ["BadFilterError", "NotFoundError", "SiteData", "to_json"]

@@ -1,0 +1,251 @@
+"""A real arena for the browser tests: an ``arena serve`` process with its web site, starter-bot
+processes playing finished leagues, two hand-driven raw bots for a running match, and an in-process
+site over engine-played records of the games not hosted yet.
+
+Everything is started once per test module (one browser per session) and stopped at its end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import random
+import secrets
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from arena.admin import create_league, register_bot
+from arena.games.base import GameRules
+from arena.games.registry import GAMES, get_game
+from arena.launch import WEB_READY, start_serve, stop
+from arena.mainjob import bot_processes
+from arena.node import ArenaNode
+from arena.referee.record import DecisionRecord, MatchRecord
+from arena.referee.timecontrol import TimeControl
+from arena.store.embedded import free_port
+from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
+from arena.web.site import WebServer, start_web
+from tests.grpc.rawbot import RawBot
+
+HOSTILE_LEAGUE = "<script>alert(1)</script>"
+HOSTILE_CLIENT = "<img src=x onerror=alert(2)>"
+HOSTILE_BOT = "Z--..__x"
+"""Bot names refuse '<' and '>': the most hostile name the registry takes (dots, dashes, underscores)."""
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def get_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return str(response.read().decode())
+
+
+def wait_for(predicate: Any, seconds: float, what: str) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: not within {seconds} s")
+
+
+class LiveBots:
+    """Two raw bots in a thread of their own, answering only when the test says (``step``)."""
+
+    def __init__(self, address: str, tokens: dict[str, str]) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.pending: list[tuple[RawBot, bot_pb2.ActionRequest]] = []
+        self.hands: dict[int, list[str]] = {}
+        """The latest hand each seat was sent (what must never reach a spectator)."""
+        self.auto = False
+        self.lock = threading.Lock()
+        self.bots = [self._call(self._start(address, token, name)) for name, token in tokens.items()]
+
+    def _call(self, work: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result(30)
+
+    async def _start(self, address: str, token: str, name: str) -> RawBot:
+        bot = RawBot(address, token, games=("5211",), client_name=HOSTILE_CLIENT if name == "live-a" else "rawbot")
+
+        def choose(request: bot_pb2.ActionRequest) -> str | None:
+            hand = list(request.observation.game_5211.hand_cards)
+            with self.lock:
+                self.hands[request.seat] = hand
+                if self.auto:
+                    return str(request.legal_actions[0])
+                self.pending.append((bot, request))
+            return None
+
+        bot.chooser = choose
+        bot.start()
+        await asyncio.wait_for(bot.welcomed.wait(), 20)
+        return bot
+
+    def step(self) -> int:
+        """Answer every request waiting (one turn of the running match); how many were answered."""
+        with self.lock:
+            waiting, self.pending = self.pending, []
+        for bot, request in waiting:
+            self.loop.call_soon_threadsafe(
+                bot.send_action, request.match_id, request.sequence, request.legal_actions[0], request.seat
+            )
+        return len(waiting)
+
+    def finish(self) -> None:
+        """Answer everything from now on, at once."""
+        with self.lock:
+            self.auto = True
+        self.step()
+
+    def close(self) -> None:
+        for bot in self.bots:
+            with contextlib.suppress(Exception):
+                self._call(bot.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+@dataclasses.dataclass
+class Site:
+    """The served arena the browser tests look at."""
+
+    address: str
+    url: str
+    admin: str
+    leagues: dict[str, str]
+    """League id by game."""
+    live: LiveBots
+    live_match: str
+    engine_url: str
+    """The in-process site over engine-played records (games without a catalogue entry yet)."""
+    engine_matches: dict[str, str]
+
+    def record(self, match_id: str) -> match_pb2.MatchRecord:
+        with grpc.insecure_channel(self.address) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            return stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=match_id)).record
+
+
+def engine_record(game: GameRules[Any, Any, Any], players: int, seed: int, match_id: str) -> MatchRecord:
+    """A whole match played through the rules by random choices, recorded as the referee records one."""
+    rng = random.Random(seed)
+    state = game.initial_state(players, seed, {}, None)
+    steps: list[tuple[DecisionRecord, ...]] = []
+    while game.outcome(state) is None and len(steps) < 5000:
+        seats = sorted(game.to_move(state))
+        chosen = {seat: rng.choice(list(game.legal_actions(state, seat))) for seat in seats}
+        steps.append(tuple(DecisionRecord(len(steps), seat, str(chosen[seat]), 0.01) for seat in seats))
+        state = game.apply(state, chosen)
+    names = tuple(f"engine-{n}" for n in range(players))
+    record = MatchRecord(match_id, game.name, names, seed, {}, None, TimeControl(), steps, strikes=[0] * players)
+    record.started_at, record.ended_at = time.time() - 5, time.time()
+    record.outcome = game.outcome(state)
+    return record
+
+
+def engine_games() -> dict[str, tuple[GameRules[Any, Any, Any], int]]:
+    """Azul and FOOL!: their rules from the registry once hosted, else straight from their engines."""
+    from arena.games.azul import GameAzul
+    from arena.games.fool import GameFool
+
+    azul = GAMES.get("azul") or GameAzul()
+    fool = GAMES.get("fool") or GameFool()
+    return {"azul": (azul, 3), "fool": (fool, 4)}
+
+
+@contextlib.contextmanager
+def engine_site() -> Iterator[tuple[str, dict[str, str]]]:
+    """An in-process site (its own event loop in a thread) over an in-memory node holding one engine-played
+    record of each of Azul and FOOL!, replayed with their engines."""
+    games = engine_games()
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    node = ArenaNode.in_memory(admin_token="x")
+    ids: dict[str, str] = {}
+
+    def rules_of(name: str) -> GameRules[Any, Any, Any]:
+        return games[name][0] if name in games else get_game(name)
+
+    async def start() -> WebServer:
+        for number, (name, (rules, players)) in enumerate(games.items()):
+            ids[name] = f"engine-{name}-{number}"
+            await node.matches.store.save(engine_record(rules, players, 11 + number, ids[name]))
+        return await start_web(node, "127.0.0.1", 0, rules_of)
+
+    web: WebServer = asyncio.run_coroutine_threadsafe(start(), loop).result(60)
+    try:
+        yield web.url, ids
+    finally:
+        asyncio.run_coroutine_threadsafe(web.stop(), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+@contextlib.contextmanager
+def served_site(folder: Path) -> Iterator[Site]:
+    """Start everything (see the module docstring); stop it all at the end."""
+    admin = secrets.token_urlsafe(24)
+    web_port = free_port()
+    args = ["--address", "127.0.0.1:0", "--data-dir", str(folder / "data"), "--metrics-address", ""]
+    args += ["--web-port", str(web_port), "--log-level", "warning", "--shutdown-grace", "1"]
+    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+    process, address = start_serve(args, log=folder / "serve.log", env={"ARENA_ADMIN_TOKEN": admin})
+    assert process.stdout is not None
+    line = process.stdout.readline().strip()
+    try:
+        assert line == f"{WEB_READY}http://127.0.0.1:{web_port}/", line
+        url = line.removeprefix(WEB_READY)
+        lineups = {
+            "5211": (("random-1", "random"), ("heuristic-1", "heuristic"), (HOSTILE_BOT, "random")),
+            "coloretto": (("c-random", "random"), ("c-heuristic", "heuristic")),
+        }
+        tokens = {name: register_bot(address, name, admin) for lineup in lineups.values() for name, _ in lineup}
+        live_tokens = {name: register_bot(address, name, admin) for name in ("live-a", "live-b")}
+        with contextlib.ExitStack() as stack:
+            for game, lineup in lineups.items():
+                stack.enter_context(bot_processes(address, tokens, lineup, 4, folder, game))
+            leagues = {}
+            for game, lineup in lineups.items():
+                bots = [name for name, _ in lineup]
+                name = HOSTILE_LEAGUE if game == "5211" else f"{game} league"
+                leagues[game] = create_league(
+                    address, admin, bots=bots, game=game, players=2, games=2, seed=5, name=name
+                ).league_id
+            live = stack.enter_context(contextlib.closing(LiveBots(address, live_tokens)))
+            for league in leagues.values():
+                wait_for(
+                    lambda league=league: get_json(f"{url}api/leagues/{league}")["state"] == "finished",
+                    90,
+                    f"league {league} finished",
+                )
+            with grpc.insecure_channel(address) as channel:
+                stub = match_pb2_grpc.MatchServiceStub(channel)
+                request = match_pb2.StartMatchRequest(game="5211", bot_names=["live-a", "live-b"], seed=3)
+                request.time_control.CopyFrom(common_pb2.TimeControl(strike_limit=3))
+                request.time_control.decision_allowance.FromSeconds(120)
+                request.time_control.time_bank.FromSeconds(600)
+                metadata = (("authorization", f"Bearer {admin}"),)
+                live_match = stub.StartMatch(request, metadata=metadata).match_id
+            wait_for(lambda: live.pending, 20, "the live match's first requests")
+            engine_url, engine_matches = stack.enter_context(engine_site())
+            yield Site(address, url, admin, leagues, live, live_match, engine_url, engine_matches)
+    finally:
+        stop(process, 10)

@@ -1,0 +1,346 @@
+"""The web site in a real browser (Debian's Chromium driven by Playwright) against a real arena.
+
+One arena, one set of bots and one browser for the whole module: finished leagues of 5211 and
+Coloretto played by starter-bot processes, a running 5211 match between two hand-driven raw bots,
+and engine-played Azul and FOOL! records on an in-process site. Screenshots of each page kind are
+saved under ``test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.admin import get_leaderboard
+from arena.games.registry import get_game
+from tests.web.harness import (
+    HOSTILE_BOT,
+    HOSTILE_CLIENT,
+    HOSTILE_LEAGUE,
+    Site,
+    engine_games,
+    engine_record,
+    get_json,
+    get_text,
+    served_site,
+    wait_for,
+)
+
+os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
+from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    with served_site(tmp_path_factory.mktemp("site")) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run scripts/install-system-deps.sh as root"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield launched
+        launched.close()
+    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's pictures from this run
+        target = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+        target.mkdir(parents=True, exist_ok=True)
+        for picture in ARTIFACTS.glob("*.png"):
+            shutil.copy(picture, target / picture.name)
+
+
+class Watched:
+    """A page with its console errors, uncaught errors and dialogs (an alert is an injected script)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
+        page.on("dialog", self._dialog)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(f"console: {message.text}")
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, url: str) -> Page:
+        response = self.page.goto(url)
+        assert response is not None and response.status == 200, (url, response and response.status)
+        return self.page
+
+    def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+    def check(self) -> None:
+        assert self.errors == [], self.errors
+        assert self.dialogs == [], self.dialogs
+
+
+@pytest.fixture
+def watched(browser: Browser) -> Iterator[Watched]:
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    page = Watched(context.new_page())
+    yield page
+    context.close()
+    page.check()
+
+
+def league_matches(site: Site, game: str) -> list[dict[str, Any]]:
+    return list(get_json(f"{site.url}api/matches?league={site.leagues[game]}")["matches"])
+
+
+def state_at(record: Any, step: int) -> Any:
+    """The engine's state after ``step`` recorded steps of a wire record, replayed independently of the site."""
+    game = get_game(record.game)
+    state = game.initial_state(len(record.bot_names), record.seed, dict(record.options), list(record.deck) or None)
+    by_turn: dict[int, dict[int, Any]] = {}
+    for decision in record.decisions:
+        by_turn.setdefault(decision.turn_index, {})[decision.seat] = game.parse_action(decision.action)
+    for turn in sorted(by_turn)[:step]:
+        state = game.apply(state, by_turn[turn])
+    return state
+
+
+def seat_cards(page: Page, seat: int, field: str) -> list[str]:
+    return page.locator(f'section.seat[data-seat="{seat}"] .line[data-field="{field}"] .card').evaluate_all(
+        "nodes => nodes.map(n => n.dataset.card)"
+    )
+
+
+def test_every_page_kind_loads_without_console_errors(site: Site, watched: Watched) -> None:
+    league = site.leagues["5211"]
+    match = league_matches(site, "5211")[0]["match_id"]
+    pages = {
+        "home": site.url,
+        "leaderboard": f"{site.url}leagues/{league}",
+        "bot": f"{site.url}bots/heuristic-1",
+        "matches": f"{site.url}matches?game=5211",
+        "replay": f"{site.url}matches/{match}?step=3",
+    }
+    for name, url in pages.items():
+        page = watched.open(url)
+        if name == "replay":
+            page.wait_for_selector("#viewer[data-ready=true]")
+        else:  # the replays' pictures are taken per game below
+            watched.shot(name)
+    page = watched.open(f"{site.url}matches?bot=random-1&state=finished")
+    rows = page.locator("table.matches tbody tr[data-match]")
+    assert rows.count() >= 1
+    assert all("random-1" in text for text in rows.all_inner_texts())
+    missing = watched.page.goto(f"{site.url}bots/nobody-here")
+    assert missing is not None and missing.status == 404
+    watched.errors = [e for e in watched.errors if "404" not in e]  # the 404 page itself is the expected answer
+    headers = missing.headers
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert "unsafe-inline" not in headers["content-security-policy"]
+
+
+def test_the_home_page_reads_on_a_phone_width(site: Site, browser: Browser) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = Watched(context.new_page())
+    for url in (site.url, f"{site.url}leagues/{site.leagues['5211']}"):
+        page.open(url)
+        overflow = page.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, f"{url} is {overflow} px wider than a phone"
+    page.shot("leaderboard-phone")
+    context.close()
+    page.check()
+
+
+def test_the_leaderboard_shows_the_bots_of_a_finished_league_with_the_right_counts(
+    site: Site, watched: Watched
+) -> None:
+    league = site.leagues["5211"]
+    board = get_leaderboard(site.address, league)
+    page = watched.open(f"{site.url}leagues/{league}")
+    rows = page.locator("table.leaderboard tbody tr")
+    assert rows.count() == len(board.entries) == 3
+    for index, entry in enumerate(board.entries):
+        row = rows.nth(index)
+        assert row.get_attribute("data-bot") == entry.bot_name
+        assert row.locator("a.bot").inner_text() == entry.bot_name
+        assert row.locator("a.bot").get_attribute("href") == f"/bots/{entry.bot_name}"
+        assert int(row.locator(".n-matches").inner_text()) == entry.matches == 4  # 2 games with each of 2 others
+        assert int(row.locator(".n-wins").inner_text()) == entry.wins
+        assert float(row.locator(".n-points").inner_text()) == entry.points
+    assert page.locator("svg.chart polyline").count() == 3
+    page.locator("table.leaderboard a.bot", has_text=HOSTILE_BOT).click()
+    page.wait_for_url(f"**/bots/{HOSTILE_BOT}")
+    assert page.locator("h1.bot-name").inner_text() == HOSTILE_BOT
+
+
+def test_hostile_strings_are_shown_as_text(site: Site, watched: Watched) -> None:
+    page = watched.open(f"{site.url}leagues/{site.leagues['5211']}")
+    assert page.locator("h1").inner_text() == HOSTILE_LEAGUE
+    assert page.locator("main script").count() == 0
+    page = watched.open(site.url)
+    assert HOSTILE_LEAGUE in page.locator("table.leagues").inner_text()
+    assert "<script>alert(1)</script>" not in page.content().split("<main>", 1)[1]
+    page = watched.open(f"{site.url}bots/live-a")
+    assert HOSTILE_CLIENT in page.locator("ul.clients").inner_text()
+    assert page.locator("ul.clients img").count() == 0
+    # The dialogs check (no alert ran) is the fixture's, after the test.
+
+
+@pytest.mark.parametrize("game", ["5211", "coloretto"])
+def test_the_replay_viewer_shows_the_cards_of_a_recorded_match_at_a_step(
+    site: Site, watched: Watched, game: str
+) -> None:
+    match_id = league_matches(site, game)[0]["match_id"]
+    record = site.record(match_id)
+    turns = len({d.turn_index for d in record.decisions})
+    step = turns // 2
+    expected = state_at(record, step)
+    page = watched.open(f"{site.url}matches/{match_id}?step={step}")
+    page.wait_for_selector("#viewer[data-ready=true]")
+    assert page.locator("#step-no").inner_text() == str(step)
+    assert page.locator("#step-count").inner_text() == str(turns)
+    if game == "5211":
+        for seat in range(len(record.bot_names)):
+            assert seat_cards(page, seat, "Hand") == [str(c) for c in expected.hands[seat]]
+            assert seat_cards(page, seat, "Laid this round") == [str(c) for c in expected.laid[seat]]
+            assert seat_cards(page, seat, "Score pile") == [str(c) for c in expected.score_piles[seat]]
+    else:
+        for index, row in enumerate(expected.rows):
+            shown = page.locator(f'.rows .row[data-row="{index}"] .card').evaluate_all(
+                "n => n.map(x => x.dataset.card)"
+            )
+            assert shown == [str(c) for c in row]
+    watched.shot(f"replay-{game}")
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#step-no").inner_text() == str(step + 1)
+    page.keyboard.press("End")
+    assert page.locator("#step-no").inner_text() == str(turns)
+    page.keyboard.press("Home")
+    assert page.locator("#step-no").inner_text() == "0"
+    page.locator("#round-jump").select_option(index=1)
+    assert int(page.locator("#step-no").inner_text()) > 0
+
+
+@pytest.mark.parametrize("game", ["azul", "fool"])
+def test_the_replay_viewer_draws_azul_and_fool_from_engine_played_records(
+    site: Site, watched: Watched, game: str
+) -> None:
+    rules, players = engine_games()[game]
+    match_id = site.engine_matches[game]
+    number = list(site.engine_matches).index(game)
+    record = engine_record(rules, players, 11 + number, match_id)
+    step = len(record.steps) // 3
+    state = rules.initial_state(players, record.seed, {}, None)
+    for decisions in record.steps[:step]:
+        state = rules.apply(state, {d.seat: rules.parse_action(d.action) for d in decisions})
+    page = watched.open(f"{site.engine_url}matches/{match_id}?step={step}")
+    page.wait_for_selector("#viewer[data-ready=true]")
+    assert page.locator("#step-no").inner_text() == str(step)
+    if game == "azul":
+        for index, factory in enumerate(state.factories):
+            shown = page.locator(f'.factory[data-factory="{index}"] .card').evaluate_all(
+                "n => n.map(x => x.dataset.card)"
+            )
+            assert shown == [str(t) for t in factory]
+        for seat, board in enumerate(state.boards):
+            assert seat_cards(page, seat, "Floor") == [str(t) for t in board.floor]
+    else:
+        for seat in range(players):
+            assert seat_cards(page, seat, "Hand") == [str(c) for c in state.hands[seat]]
+        assert page.locator(".tricks-box").count() >= 1
+    watched.shot(f"replay-{game}")
+
+
+def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    yield path, value
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from walk(inner, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from walk(inner, f"{path}[{index}]")
+
+
+def assert_no_hand(text: str, hands: dict[int, list[str]], where: str) -> None:
+    """No hand of the running match in ``text``: neither a seat's hand as sent to it, nor a hand field."""
+    for seat, hand in hands.items():
+        assert hand, f"seat {seat} was sent an empty hand"
+        assert json.dumps(hand) not in text and ", ".join(hand) not in text, f"seat {seat}'s hand in {where}"
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return
+    for path, value in walk(data):
+        leaf = path.rsplit(".", 1)[-1]
+        assert leaf not in ("hands", "draw_pile", "removed", "seed"), f"{where} has {path}"
+        if leaf == "hand":
+            assert value == [], f"{where} shows a hand at {path}: {value}"
+
+
+def read_events(url: str, count: int) -> list[dict[str, Any]]:
+    """The first ``count`` server-sent events of a stream (raw HTTP, so nothing buffers them)."""
+    where = url.split("//", 1)[1]
+    authority, path = where.split("/", 1)
+    host, port = authority.split(":")
+    events: list[dict[str, Any]] = []
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"GET /{path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        received = b""
+        while len(events) < count:
+            chunk = sock.recv(65536)
+            assert chunk, "the event stream ended early"
+            received += chunk
+            events = [json.loads(line[6:]) for line in received.split(b"\n") if line.startswith(b"data: ")]
+    return events[:count]
+
+
+def test_the_live_view_receives_the_turns_of_a_running_match_and_no_hand(site: Site, watched: Watched) -> None:
+    match_id, live = site.live_match, site.live
+    page = watched.open(f"{site.url}matches/{match_id}")
+    page.wait_for_selector("#viewer[data-events]")
+    assert page.locator("#step-no").inner_text() == "0"
+    for turn in (1, 2):
+        assert wait_for(live.step, 10, "requests of the live match") == 2
+        page.wait_for_selector(f'#viewer[data-step="{turn}"]', timeout=10_000)
+        assert page.locator("#step-no").inner_text() == str(turn)
+        assert page.locator(".actions li").count() == 2
+    wait_for(lambda: live.pending, 10, "the next requests")
+    watched.shot("live")
+    hands = dict(live.hands)
+    assert page.locator('.line[data-field="Hand"] .card').count() == 0
+    assert "cards (hidden)" in page.locator("#board").inner_text()
+    assert_no_hand(page.content(), hands, "the live page")
+    for path in (
+        f"api/matches/{match_id}",
+        "api/matches?state=running",
+        "api/overview",
+        "api/bots/live-a",
+        f"matches/{match_id}",
+        "matches?state=running",
+        "",
+    ):
+        assert_no_hand(get_text(f"{site.url}{path}"), hands, path)
+    events = read_events(f"{site.url}api/matches/{match_id}/events", 1)
+    assert events[0]["step"] == 2
+    assert_no_hand(json.dumps(events), hands, "the event stream")
+    replay = watched.page.request.get(f"{site.url}api/matches/{match_id}/replay")
+    assert replay.status == 404 and "still running" in replay.json()["error"]
+    live.finish()
+    page.wait_for_selector("#viewer[data-ended=true]", timeout=30_000)
+    assert "ended" in page.locator("#live-status").inner_text()
+    wait_for(lambda: get_json(f"{site.url}api/matches/{match_id}")["state"] == "finished", 10, "the match stored")
