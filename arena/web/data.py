@@ -235,8 +235,12 @@ class SiteData:
                 if setup.match_id.startswith(f"{info.league_id}.") and (not bot or bot in setup.players):
                     rows.append(match_json(MatchInfo.of_record(running.match.record, running=True)))
         if state != "running":
-            for stored in reversed(await leagues.store.results(info.league_id)):
+            stored_results = await leagues.store.results(info.league_id)
+            per_deal = Counter(str(r.get("deal_id")) for r in stored_results)
+            for stored in reversed(stored_results):
                 result = MatchResult.from_dict(stored)
+                if info.spec.duplicate and per_deal[str(result.deal_id)] < info.spec.players_per_match:
+                    continue  # a rotation of a deal still being played: nothing of it is shown yet
                 if not bot or bot in result.bots:
                     rows.append(result_json(result, info.spec.game, str(stored.get("record_id") or result.match_id)))
         shown = rows[offset : offset + PAGE_SIZE]

@@ -160,3 +160,18 @@ def test_arena_run_keep_open_prints_the_site_and_keeps_it_until_ctrl_c(tmp_path:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_every_file_of_the_site_is_shipped_as_package_data() -> None:
+    """A non-editable install ships only what pyproject's package-data names: every template, module and
+    stylesheet must match one of its patterns."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["arena.web"]
+    web = root / "arena" / "web"
+    files = [p.relative_to(web).as_posix() for p in web.rglob("*") if p.is_file() and p.suffix != ".py"]
+    files = [f for f in files if "__pycache__" not in f]
+    assert files, "no site files found"
+    shipped = {p.relative_to(web).as_posix() for pattern in patterns for p in web.glob(pattern)}
+    assert sorted(set(files) - shipped) == []
