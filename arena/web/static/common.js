@@ -51,3 +51,8 @@ export function line(label, content) {
   else row.append(el("span", "value", content));
   return row;
 }
+
+// The last element of a list that may be missing (a public view has no history, a state may).
+export function last(list) {
+  return list && list.length ? list[list.length - 1] : undefined;
+}

@@ -1,8 +1,8 @@
 // 5211: the cards each seat laid this round, the last round's scoring rule, each seat's score pile.
-import { add, cards, el, line, seatPanel } from "../common.js";
+import { add, cards, el, line, seatPanel, last as lastOf } from "../common.js";
 
 export function render(root, s, ctx) {
-  const last = (s.history || [])[s.history.length - 1];
+  const last = lastOf(s.history);
   const head = el("div", "summary");
   add(head, line("Round", `${s.round}${s.turn !== undefined ? ` · turn ${Math.min(3, (s.turn || 0) + (ctx.live ? 0 : 1))}` : ""}`));
   if (s.deck_number) head.append(line("Deck", String(s.deck_number)));

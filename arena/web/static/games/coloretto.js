@@ -1,6 +1,6 @@
 // Coloretto: the rows on the table, the drawn card, this round's takes, each collection, and at
 // the end each seat's scoring with its jokers' colours.
-import { add, card, cards, el, line, seatPanel, seatName } from "../common.js";
+import { add, card, cards, el, line, seatPanel, seatName, last as lastOf } from "../common.js";
 
 function collection(counts) {
   const row = el("span", "cards");
@@ -36,7 +36,7 @@ export function render(root, s, ctx) {
     root.append(add(el("div", "takes-box"), el("h3", null, "Takes this round"), takes));
   }
   const seats = el("div", "seats");
-  const final = (s.results || [])[s.results.length - 1];
+  const final = lastOf(s.results);
   for (let seat = 0; seat < s.num_players; seat++) {
     const panel = seatPanel(ctx, seat);
     panel.append(line("Collection", collection((s.collections || [])[seat])));

@@ -1,6 +1,6 @@
 // FOOL!: the trick on the table, each finished trick with its winner and Fool(s), sit-outs, the
 // hands (a replay shows them; a live match only their sizes), and the round scores.
-import { add, card, cards, el, line, seatName, seatPanel } from "../common.js";
+import { add, card, cards, el, line, seatName, seatPanel, last as lastOf } from "../common.js";
 
 function trickRow(trick, ctx, index) {
   const row = el("li", "trick");
@@ -27,7 +27,7 @@ export function render(root, s, ctx) {
   current.append(plays);
   root.append(current);
   const done = s.tricks || [];
-  const last = (s.history || [])[s.history.length - 1];
+  const last = lastOf(s.history);
   const tricks = el("ol", "tricks");
   done.forEach((t, i) => tricks.append(trickRow(t, ctx, i)));
   root.append(add(el("div", "tricks-box"), el("h3", null, `Tricks this round (${done.length})`), tricks));
