@@ -25,17 +25,8 @@ ADMIN = "bench-admin-token"
 
 def node(redis_url: str, port: int, node_id: str, data: Path) -> subprocess.Popen[str]:
     args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id]
-    args += [
-        "--open-registration",
-        "--admin-token",
-        ADMIN,
-        "--data-dir",
-        str(data),
-        "--metrics-address",
-        "",
-        "--web-port",
-        "0",
-    ]
+    args += ["--open-registration", "--admin-token", ADMIN, "--data-dir", str(data), "--metrics-address", ""]
+    args += ["--web-port", "0"]
     args += ["--log-level", "warning"]
     return start_serve(args)[0]
 

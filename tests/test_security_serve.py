@@ -113,16 +113,8 @@ def test_the_redis_password_is_in_no_log_heartbeat_metric_or_command_line(tmp_pa
 
     data, log = tmp_path / "data", tmp_path / "serve.log"
     metrics = free_port()
-    args = [
-        "--address",
-        "127.0.0.1:0",
-        "--data-dir",
-        str(data),
-        "--metrics-address",
-        f"127.0.0.1:{metrics}",
-        "--web-port",
-        "0",
-    ]
+    args = ["--address", "127.0.0.1:0", "--data-dir", str(data), "--metrics-address", f"127.0.0.1:{metrics}"]
+    args += ["--web-port", "0"]
     with serving([*args, "--log-level", "debug", "--log-format", "text"], log=log) as (process, address):
         register_bot(address, "alice", (data / "admin-token").read_text().strip())
         password = (data / "redis" / "password").read_text().strip()

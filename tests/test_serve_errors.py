@@ -19,6 +19,10 @@ START_SECONDS = 20.0
 """A node that cannot start says so well within this."""
 
 
+NO_SIDE_PORTS = ["--metrics-address", "", "--web-port", "0"]
+"""No metrics endpoint and no web site: each test here starts one node, and they must not meet on a port."""
+
+
 def serve_fails(args: Sequence[str], cwd: Path) -> str:
     """Run ``arena serve ARGS``; assert it exits 1 quickly with one line and no traceback; return it."""
     command = [sys.executable, "-m", "arena.cli", "serve", "--log-format", "text", *args]
@@ -81,16 +85,7 @@ def protected_redis(tmp_path: Path) -> Iterator[int]:
 
 
 def common(tmp_path: Path) -> list[str]:
-    return [
-        "--address",
-        f"127.0.0.1:{free_port()}",
-        "--metrics-address",
-        "",
-        "--web-port",
-        "0",
-        "--data-dir",
-        str(tmp_path / "data"),
-    ]
+    return ["--address", f"127.0.0.1:{free_port()}", *NO_SIDE_PORTS, "--data-dir", str(tmp_path / "data")]
 
 
 def test_an_unreachable_redis_is_one_line(tmp_path: Path) -> None:
@@ -125,16 +120,7 @@ def test_a_wrong_redis_password_says_so_and_does_not_print_it(tmp_path: Path, pr
 def test_a_data_folder_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("not a folder\n")
     data = tmp_path / "a-file" / "data"
-    args = [
-        "--address",
-        f"127.0.0.1:{free_port()}",
-        "--metrics-address",
-        "",
-        "--web-port",
-        "0",
-        "--data-dir",
-        str(data),
-    ]
+    args = ["--address", f"127.0.0.1:{free_port()}", *NO_SIDE_PORTS, "--data-dir", str(data)]
     line = serve_fails(args, tmp_path)
     assert f"data folder {data}" in line
     assert "--data-dir" in line
@@ -142,16 +128,7 @@ def test_a_data_folder_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:
 
 def test_a_read_only_data_folder_is_one_line(tmp_path: Path, mount: Path) -> None:
     subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(mount)], check=True)
-    args = [
-        "--address",
-        f"127.0.0.1:{free_port()}",
-        "--metrics-address",
-        "",
-        "--web-port",
-        "0",
-        "--data-dir",
-        str(mount / "data"),
-    ]
+    args = ["--address", f"127.0.0.1:{free_port()}", *NO_SIDE_PORTS, "--data-dir", str(mount / "data")]
     line = serve_fails(args, tmp_path)
     assert f"data folder {mount / 'data'}" in line
     assert "read-only" in line.lower()
@@ -171,16 +148,7 @@ def test_a_full_data_folder_is_one_line(tmp_path: Path, mount: Path) -> None:
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], check=True)
     (mount / "data").mkdir()
     fill(mount)
-    args = [
-        "--address",
-        f"127.0.0.1:{free_port()}",
-        "--metrics-address",
-        "",
-        "--web-port",
-        "0",
-        "--data-dir",
-        str(mount / "data"),
-    ]
+    args = ["--address", f"127.0.0.1:{free_port()}", *NO_SIDE_PORTS, "--data-dir", str(mount / "data")]
     line = serve_fails([*args, "--open-registration"], tmp_path)
     assert f"data folder {mount / 'data'}" in line
     assert "no space left" in line.lower()
@@ -205,16 +173,7 @@ def test_a_taken_grpc_port_is_one_line(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        args = [
-            "--address",
-            f"127.0.0.1:{port}",
-            "--metrics-address",
-            "",
-            "--web-port",
-            "0",
-            "--data-dir",
-            str(tmp_path / "data"),
-        ]
+        args = ["--address", f"127.0.0.1:{port}", *NO_SIDE_PORTS, "--data-dir", str(tmp_path / "data")]
         line = serve_fails(args, tmp_path)
     assert f"cannot listen on 127.0.0.1:{port}" in line
     assert "--address" in line

@@ -112,16 +112,7 @@ def start_node(redis_url: str, node_id: str, port: int, data: Path) -> subproces
     """An ``arena serve`` node on an external Redis, with a 1 s lease and open registration; matches
     and leagues need ``ADMIN`` (the caller stops it)."""
     args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id, "--lease-seconds", "1"]
-    args += [
-        "--open-registration",
-        "--admin-token",
-        ADMIN,
-        "--data-dir",
-        str(data),
-        "--metrics-address",
-        "",
-        "--web-port",
-        "0",
-    ]
+    args += ["--open-registration", "--admin-token", ADMIN, "--data-dir", str(data), "--metrics-address", ""]
+    args += ["--web-port", "0"]
     args += ["--log-format", "text", "--log-level", "warning"]
     return start_serve(args)[0]
