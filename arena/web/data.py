@@ -44,6 +44,16 @@ REPLAY_CACHE_SIZE = 64
 MAX_FILTER = 128
 """Characters of a filter value that count (longer ones cannot name anything)."""
 
+KIT_LANGUAGES = {
+    "arena-bot": "Python",
+    "arena-bot-go": "Go",
+    "arena-bot-java": "Java",
+    "arena-bot-ts": "TypeScript",
+    "arena-bot-rust": "Rust",
+    "arena-bot-cpp": "C++",
+}
+"""The language of each starter kit, by the client name its Hello sends (clients/*)."""
+
 RulesOf = Callable[[str], GameRules[Any, Any, Any]]
 
 
@@ -187,7 +197,16 @@ class SiteData:
             "name": name,
             "games": sorted(games),
             "connected": session is not None and session.connection is not None,
-            "clients": [{"name": c.name, "version": c.version, "last_seen": c.last_seen} for c in clients],
+            "clients": [
+                {
+                    "name": c.name,
+                    "version": c.version,
+                    "language": KIT_LANGUAGES.get(c.name, ""),
+                    "last_seen": c.last_seen,
+                }
+                for c in clients
+            ],
+            "languages": sorted({KIT_LANGUAGES[c.name] for c in clients if c.name in KIT_LANGUAGES}),
             "versions": sorted({c.version for c in clients if c.version}),
             "recent": [match_json(i) for i in recent],
             "boards": boards,

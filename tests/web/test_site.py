@@ -142,6 +142,9 @@ def test_every_page_kind_loads_without_console_errors(site: Site, watched: Watch
             page.wait_for_selector("#viewer[data-ready=true]")
         else:  # the replays' pictures are taken per game below
             watched.shot(name)
+    page = watched.open(f"{site.url}bots/heuristic-1")
+    assert "Python starter kit" in page.locator("main").inner_text()  # the Python SDK's Hello says arena-bot
+    assert page.locator("ul.clients li").count() == 1
     page = watched.open(f"{site.url}matches?bot=random-1&state=finished")
     rows = page.locator("table.matches tbody tr[data-match]")
     assert rows.count() >= 1
