@@ -51,6 +51,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run scripts/install-system-deps.sh as root"
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)  # only this run's pictures
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         yield launched
@@ -260,8 +261,17 @@ def test_the_replay_viewer_draws_azul_and_fool_from_engine_played_records(
                 "n => n.map(x => x.dataset.card)"
             )
             assert shown == [str(t) for t in factory]
+        from arena.games.azul.tiles import standard_colour
+
         for seat, board in enumerate(state.boards):
             assert seat_cards(page, seat, "Floor") == [str(t) for t in board.floor]
+            wall = page.locator(f'section.seat[data-seat="{seat}"] .wall .wall-row').evaluate_all(
+                "rows => rows.map(r => [...r.children].map(c => c.textContent))"
+            )
+            assert wall == [
+                [str(t) if t is not None else str(standard_colour(r, c)).lower() for c, t in enumerate(row)]
+                for r, row in enumerate(board.wall)
+            ]
     else:
         for seat in range(players):
             assert seat_cards(page, seat, "Hand") == [str(c) for c in state.hands[seat]]

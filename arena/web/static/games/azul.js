@@ -1,6 +1,14 @@
 // Azul: factories and centre, each board's pattern lines, wall and floor, scores.
 import { add, card, cards, el, line, seatPanel } from "../common.js";
 
+// The standard wall's pattern (arena/games/azul/tiles.py): row r, column c takes COLOURS[(c - r) % 5].
+const COLOURS = ["B", "Y", "R", "K", "W"];
+
+function emptyCell(s, row, column) {
+  const hint = s.wall_side === "STANDARD" ? COLOURS[(((column - row) % 5) + 5) % 5].toLowerCase() : "·";
+  return el("span", "card empty-tile", hint);
+}
+
 export function render(root, s, ctx) {
   const head = el("div", "summary");
   add(head, line("Round", String(s.round)), line("Phase", String(s.phase).toLowerCase()));
@@ -24,11 +32,11 @@ export function render(root, s, ctx) {
     const lines = el("div", "pattern");
     board.lines.forEach((l, index) => lines.append(add(el("div", "pline"), el("span", "label", `${index + 1}`), cards(l))));
     const wall = el("div", "wall");
-    for (const row of board.wall) {
-      const r = el("div", "wall-row");
-      for (const tile of row) r.append(tile ? card(tile) : el("span", "card empty-tile", "·"));
-      wall.append(r);
-    }
+    board.wall.forEach((row, r) => {
+      const line = el("div", "wall-row");
+      row.forEach((tile, c) => line.append(tile ? card(tile) : emptyCell(s, r, c)));
+      wall.append(line);
+    });
     add(panel, add(el("div", "board-grid"), lines, wall));
     panel.append(line("Floor", cards(board.floor)));
     panel.append(line("Score", el("b", "points", board.score)));
