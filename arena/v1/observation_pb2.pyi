@@ -6,6 +6,7 @@ new game is a non-breaking addition; a client that does not know a game sees the
 """
 
 from arena.v1 import game_5211_pb2 as _game_5211_pb2
+from arena.v1 import game_azul_pb2 as _game_azul_pb2
 from arena.v1 import game_coloretto_pb2 as _game_coloretto_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -30,6 +31,7 @@ class Observation(_message.Message):
 
     GAME_5211_FIELD_NUMBER: _builtins.int
     GAME_COLORETTO_FIELD_NUMBER: _builtins.int
+    GAME_AZUL_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def game_5211(self) -> _game_5211_pb2.Game5211Observation:
         """Game "5211"."""
@@ -38,17 +40,22 @@ class Observation(_message.Message):
     def game_coloretto(self) -> _game_coloretto_pb2.ColorettoObservation:
         """Game "coloretto"."""
 
+    @_builtins.property
+    def game_azul(self) -> _game_azul_pb2.AzulObservation:
+        """Game "azul"."""
+
     def __init__(
         self,
         *,
         game_5211: _game_5211_pb2.Game5211Observation | None = ...,
         game_coloretto: _game_coloretto_pb2.ColorettoObservation | None = ...,
+        game_azul: _game_azul_pb2.AzulObservation | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_coloretto", b"game_coloretto"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_coloretto", b"game_coloretto"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["game_5211", "game_coloretto"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["game_5211", "game_coloretto", "game_azul"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -63,6 +70,7 @@ class RoundResult(_message.Message):
     ROUND_FIELD_NUMBER: _builtins.int
     GAME_5211_FIELD_NUMBER: _builtins.int
     GAME_COLORETTO_FIELD_NUMBER: _builtins.int
+    GAME_AZUL_FIELD_NUMBER: _builtins.int
     round: _builtins.int
     """The round's number, 1-based, over the whole match."""
     @_builtins.property
@@ -73,18 +81,23 @@ class RoundResult(_message.Message):
     def game_coloretto(self) -> _game_coloretto_pb2.ColorettoRoundResult:
         """Game "coloretto"."""
 
+    @_builtins.property
+    def game_azul(self) -> _game_azul_pb2.AzulRoundResult:
+        """Game "azul"."""
+
     def __init__(
         self,
         *,
         round: _builtins.int = ...,
         game_5211: _game_5211_pb2.Game5211RoundResult | None = ...,
         game_coloretto: _game_coloretto_pb2.ColorettoRoundResult | None = ...,
+        game_azul: _game_azul_pb2.AzulRoundResult | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_coloretto", b"game_coloretto"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_coloretto", b"game_coloretto", "round", b"round"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto", "round", b"round"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["game_5211", "game_coloretto"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["game_5211", "game_coloretto", "game_azul"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.games.azul import GameAzul
 from arena.games.azul.heuristic import HeuristicAzul
-from arena.games.azul.printer import format_take, format_view, seat_names, transcript
+from arena.games.azul.printer import describe_end, describe_start, describe_step, format_take, format_view, seat_names
 
 GAME = GameAzul()
 
@@ -47,15 +47,28 @@ def test_the_view_is_the_same_whatever_the_bag_order() -> None:
     assert format_view(GAME.public_view(state), names) == format_view(GAME.public_view(shuffled), names)
 
 
-def test_a_transcript_plays_a_whole_match_deterministically() -> None:
-    def lines() -> list[str]:
-        bots = [HeuristicAzul(1), Uniform(2)]
-        return list(transcript(bots, 7, {"wall": "grey"}, ["heuristic", "random"]))
+def transcript(seed: int, options: dict[str, Any], names: list[str]) -> list[str]:
+    """A whole match between the heuristic and a uniform player, printed by describe_start/step/end."""
+    bots = [HeuristicAzul(1), Uniform(2)]
+    state = GAME.initial_state(2, seed, options)
+    lines = describe_start(state, names)
+    while seats := GAME.to_move(state):
+        actions = {
+            seat: bots[seat].choose(GAME.observe(state, seat), GAME.legal_actions(state, seat)) for seat in seats
+        }
+        after = GAME.apply(state, actions)
+        lines += describe_step(state, actions, after, names)
+        state = after
+    return lines + describe_end(state, names)
 
-    text = lines()
-    assert text == lines()
+
+def test_a_transcript_plays_a_whole_match_deterministically() -> None:
+    names = seat_names(2, ["heuristic", "random"])
+    text = transcript(7, {"wall": "grey"}, names)
+    assert text == transcript(7, {"wall": "grey"}, names)
     joined = "\n".join(text)
-    assert text[0] == "Azul, 2 players, grey wall, seed 7"
+    assert text[0] == "Azul, 2 players, grey wall"
+    assert text[1].startswith("  tiles: B blue, Y yellow, R red, K black, W white; S the starting-player marker")
     assert "Round 1: seat" in joined and "wall-tiling of round 1" in joined
     assert " tiles " in joined and " takes " in joined
     assert "Final boards" in joined and "Winner(s): " in joined

@@ -2,29 +2,24 @@
 
 Pure functions from public views to lines of text (no I/O): ``format_view`` draws the factories,
 the centre, every board's pattern lines beside its wall, its floor and score; ``format_tiling``
-the wall-tiling of a round; ``format_result`` the final standings; ``transcript`` plays a whole
-match between policies and yields every line. Only public information is ever printed.
+the wall-tiling of a round; ``format_result`` the final standings. ``describe_start``,
+``describe_step`` and ``describe_end`` are the catalogue's printer (``arena demo --game azul``).
+Only public information is ever printed: each function reads the public views of the states it is
+given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
 
 from arena.games.azul.actions import FLOOR, Action, Take
 from arena.games.azul.rules import GameAzul
 from arena.games.azul.scoring import Board, Placement
-from arena.games.azul.state import Observation, Phase, RoundResult, WallSide
+from arena.games.azul.state import Observation, Phase, RoundResult, State, WallSide
 from arena.games.azul.tiles import COLOURS, FLOOR_PENALTY, SIZE, format_tiles, standard_colour
-from arena.games.base import Outcome
+from arena.games.base import Outcome, Seat
 
-
-class Chooser(Protocol):
-    """Anything with a policy's ``choose`` (the arena's built-in bots, the heuristic here)."""
-
-    def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
-        """One of ``legal_actions``."""
-        ...
+_GAME = GameAzul()
 
 
 def seat_names(count: int, labels: Sequence[str] | None = None) -> list[str]:
@@ -125,44 +120,54 @@ def format_result(view: Observation, outcome: Outcome, names: Sequence[str]) -> 
     return out
 
 
-def transcript(
-    policies: Sequence[Chooser],
-    seed: int,
-    options: Mapping[str, Any] | None = None,
-    labels: Sequence[str] | None = None,
-) -> Iterator[str]:
-    """Play one match between ``policies`` (one per seat) and yield its transcript line by line."""
-    game = GameAzul()
-    state = game.initial_state(len(policies), seed, options)
-    names = seat_names(len(policies), labels)
+LEGEND = (
+    "  tiles: B blue, Y yellow, R red, K black, W white; S the starting-player marker. "
+    "A wall space not yet tiled shows its colour in lower case (standard wall) or '.' (grey wall)."
+)
+"""The key to the letters, printed once at the start of a transcript."""
+
+
+def describe_start(state: State, names: Sequence[str] | None = None) -> list[str]:
+    """The header of a match (players, wall, the key to the letters), then its first round's table."""
+    view = _GAME.public_view(state)
+    names = names or seat_names(view.num_players)
+    lines = [f"Azul, {view.num_players} players, {view.wall_side.value} wall", LEGEND]
+    if view.phase is Phase.OFFER:
+        lines += _round_header(view, names)
+    return lines
+
+
+def describe_step(
+    before: State, actions: Mapping[Seat, Action], after: State, names: Sequence[str] | None = None
+) -> list[str]:
+    """What one decision did: the take (or every seat's tiling), any wall-tiling, and the next round's table."""
+    old, new = _GAME.public_view(before), _GAME.public_view(after)
+    names = names or seat_names(old.num_players)
     width = max(len(name) for name in names)
-    view = game.public_view(state)
-    yield f"Azul, {len(policies)} players, {view.wall_side.value} wall, seed {seed}"
-    shown_round = 0
-    while seats := game.to_move(state):
-        view = game.public_view(state)
-        if view.round != shown_round and view.phase is Phase.OFFER:
-            shown_round = view.round
-            yield ""
-            yield f"Round {view.round}: {names[view.starter]} starts"
-            yield from format_view(view, names)
-        actions: dict[int, Action] = {
-            seat: policies[seat].choose(game.observe(state, seat), game.legal_actions(state, seat)) for seat in seats
-        }
-        for seat in sorted(actions):
-            action = actions[seat]
-            what = f"takes {format_take(view, seat, action)}" if isinstance(action, Take) else f"tiles {action}"
-            yield f"  {names[seat]:<{width}}  {what}"
-        rounds_before = len(view.history)
-        state = game.apply(state, actions)
-        after = game.public_view(state)
-        for result in after.history[rounds_before:]:
-            yield from format_tiling(result, names, last=after.end is not None and result is after.history[-1])
-    outcome = game.outcome(state)
-    assert outcome is not None
-    yield ""
-    final = game.public_view(state)
-    yield "Final boards"
-    for seat, board in enumerate(final.boards):
-        yield from format_board(board, names[seat], final.wall_side)
-    yield from format_result(final, outcome, names)
+    lines = []
+    for seat in sorted(actions):
+        action = actions[seat]
+        what = f"takes {format_take(old, seat, action)}" if isinstance(action, Take) else f"tiles {action}"
+        lines.append(f"  {names[seat]:<{width}}  {what}")
+    for result in new.history[len(old.history) :]:
+        lines += format_tiling(result, names, last=new.end is not None and result is new.history[-1])
+    if new.phase is Phase.OFFER and new.round != old.round:
+        lines += _round_header(new, names)
+    return lines
+
+
+def describe_end(state: State, names: Sequence[str] | None = None) -> list[str]:
+    """The final boards, why the game ended, the bonuses and the standings."""
+    view = _GAME.public_view(state)
+    outcome = _GAME.outcome(state)
+    if outcome is None:
+        return ["", "The match is not over."]
+    names = names or seat_names(view.num_players)
+    lines = ["", "Final boards"]
+    for seat, board in enumerate(view.boards):
+        lines += format_board(board, names[seat], view.wall_side)
+    return lines + format_result(view, outcome, names)
+
+
+def _round_header(view: Observation, names: Sequence[str]) -> list[str]:
+    return ["", f"Round {view.round}: {names[view.starter]} starts", *format_view(view, names)]

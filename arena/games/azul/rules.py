@@ -247,6 +247,13 @@ class GameAzul:
         """What a spectator may know: the same as every seat."""
         return _view(state, None, self.to_move(state))
 
+    def round_result(self, view: Observation) -> tuple[int, RoundResult] | None:
+        """The last wall-tiling of the match so far, and its round number (1-based)."""
+        if not view.history:
+            return None
+        last = view.history[-1]
+        return last.round, last
+
     def outcome(self, state: State) -> Outcome | None:
         """Most points wins; then more complete rows; still tied, a shared win."""
         if state.phase is not Phase.OVER:
