@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from arena.errors import ActionError, IllegalActionError
+from arena.errors import ActionError, GameSetupError, IllegalActionError
 from arena.games.base import GameRules, Outcome, Seat, Termination
 from arena.games.registry import get_game
 from arena.referee.clock import Cancellable, Clock, MonotonicClock
@@ -186,9 +186,15 @@ class Match:
             if self.metrics is not None:
                 self.metrics.match_finished(setup.game, Termination.ABORTED, self.clock.now() - started)
             raise
-        game_outcome = self.game.outcome(self.state)
-        assert game_outcome is not None, "to_move is empty only once the rules have an outcome"
-        outcome = final_outcome(game_outcome, self.record.forfeits)
+        except GameSetupError as error:
+            # The fixture order ran out mid-match (an Azul deck without the refill the game needs): the
+            # match cannot go on. It ends aborted, recorded, with every seat told.
+            log.warning("match %s aborted: %s", setup.match_id, error)
+            outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
+        else:
+            game_outcome = self.game.outcome(self.state)
+            assert game_outcome is not None, "to_move is empty only once the rules have an outcome"
+            outcome = final_outcome(game_outcome, self.record.forfeits)
         self.record.outcome = outcome
         self.record.ended_at = self.clock.wall()
         await self._tell_all(lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome)))

@@ -1,0 +1,273 @@
+"""Azul through the whole arena, over a real gRPC server: every bot gets exactly its seat's view, the
+bag order and the grey-wall choices of a tiling in progress reach no bot and no watcher, a fixture
+order is dealt as given, and the command line plays, prints and checks Azul."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import grpc
+import pytest
+
+from arena import catalogue
+from arena.games.azul import RULES, Phase, RoundResult
+from arena.v1 import bot_pb2, common_pb2, match_pb2
+from arena.wire import record as wire_record
+from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
+from tests.grpc.rawbot import Chooser, RawBot, random_chooser
+
+GAME = RULES
+REQUEST_FIELDS = {
+    "match_id",
+    "sequence",
+    "seat",
+    "deadline",
+    "allowance",
+    "time_bank",
+    "observation",
+    "legal_actions",
+    "action_hint",
+}
+
+
+async def connect(arena: Arena, name: str, chooser: Chooser | None = None) -> RawBot:
+    """A raw bot (the proto alone, no SDK) that plays Azul."""
+    bot = RawBot(arena.address, await arena.register(name), chooser or random_chooser(len(name)), 16, ("azul",))
+    arena.bots.append(bot.start())
+    await asyncio.wait_for(bot.welcomed.wait(), 10)
+    return bot
+
+
+async def start(arena: Arena, names: list[str], seed: int, deck: list[str] | None = None, **options: str) -> str:
+    request = match_pb2.StartMatchRequest(game="azul", bot_names=names, seed=seed, options=options, deck=deck or [])
+    response = await arena.matches.StartMatch(request, metadata=ADMIN_METADATA)
+    return response.match_id
+
+
+def phase_of(request: bot_pb2.ActionRequest) -> Phase:
+    return catalogue.observation_from_proto(request.observation).phase  # type: ignore[no-any-return]
+
+
+async def test_bots_receive_exactly_their_seats_view_on_either_wall(arena: Arena) -> None:
+    names = [f"azul{i}" for i in range(4)]
+    bots = {name: await connect(arena, name) for name in names}
+    matches = []
+    for index, (players, wall) in enumerate([(2, "grey"), (3, "grey"), (4, "grey"), (4, "standard")]):
+        seated = names[:players]
+        matches.append((await start(arena, seated, seed=500 + index, wall=wall), seated))
+    for match_id, seated in matches:
+        for name in seated:
+            await bots[name].wait_ended(match_id)
+    checked = tilings = 0
+    for match_id, seated in matches:
+        record = await arena.record(match_id)
+        states = list(wire_record.iter_states(record))
+        for seat, name in enumerate(seated):
+            requests = [r for r in bots[name].messages("action_request") if r.match_id == match_id]
+            steps = [step for step, state in enumerate(states[:-1]) if seat in GAME.to_move(state)]
+            assert len(requests) == len(steps)
+            for step, request in zip(steps, requests, strict=True):
+                assert {f.name for f, _ in request.ListFields()} <= REQUEST_FIELDS
+                expected = catalogue.observation_to_proto(GAME.observe(states[step], seat))
+                assert request.observation == expected, f"match {match_id} seat {seat} step {step}"
+                assert list(request.legal_actions) == [str(a) for a in GAME.legal_actions(states[step], seat)]
+                tilings += states[step].phase is Phase.TILING
+                checked += 1
+            started = [m for m in bots[name].messages("match_started") if m.match_id == match_id]
+            assert len(started) == 1 and "seed" not in {f.name for f, _ in started[0].ListFields()}
+        assert record.outcome.termination == common_pb2.TERMINATION_NORMAL and not record.rejections
+    assert checked > 300 and tilings > 10
+
+
+class Held:
+    """A seat that plays at random, except that it keeps its first grey-wall tiling shared with another seat."""
+
+    def __init__(self) -> None:
+        self.request: asyncio.Future[bot_pb2.ActionRequest] = asyncio.get_running_loop().create_future()
+        self._random = random_chooser(3)
+
+    def __call__(self, request: bot_pb2.ActionRequest) -> str | None:
+        view = catalogue.observation_from_proto(request.observation)
+        if not self.request.done() and view.phase is Phase.TILING and len(view.to_move) > 1:
+            self.request.set_result(request)
+            return None
+        return self._random(request)
+
+
+def recording(sent: list[tuple[int, str]], seed: int) -> Chooser:
+    """A random chooser that notes each (sequence, action) it sends."""
+    choose = random_chooser(seed)
+
+    def chooser(request: bot_pb2.ActionRequest) -> str:
+        action = choose(request)
+        sent.append((request.sequence, action))
+        return action
+
+    return chooser
+
+
+async def test_grey_wall_choices_reach_nobody_until_every_choosing_seat_has_chosen(arena: Arena) -> None:
+    held = Held()
+    sent: list[tuple[int, str]] = []
+    waiting = await connect(arena, "held", held)
+    quick = await connect(arena, "quick", recording(sent, 5))
+    match_id = await start(arena, ["held", "quick"], seed=21, wall="grey")
+    events: list[match_pb2.WatchMatchResponse] = []
+
+    async def watch() -> None:
+        async for event in arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=match_id), timeout=60):
+            events.append(event)
+
+    watcher = asyncio.ensure_future(watch())
+    request = await asyncio.wait_for(held.request, 30)
+    quick_request = [r for r in quick.messages("action_request") if r.match_id == match_id][-1]
+    assert phase_of(quick_request) is Phase.TILING
+    await eventually(lambda: sent and sent[-1][0] == quick_request.sequence)
+    choice = sent[-1][1]
+    await asyncio.sleep(0.2)  # the server has the other seat's choice by now; nothing may show it yet
+
+    # Both seats were asked about the same state, and the held seat was told nothing since.
+    assert request.observation.game_azul.round == quick_request.observation.game_azul.round
+    assert list(request.observation.game_azul.to_move) == [0, 1]
+    asked = next(i for i, m in enumerate(waiting.received) if m.action_request.sequence == request.sequence)
+    assert {m.WhichOneof("kind") for m in waiting.received[asked + 1 :]} <= {"keep_alive"}
+    # Watchers: no reveal of this turn, and every view is still before the tiling.
+    reveals = [e.turn_revealed.turn_index for e in events if e.WhichOneof("event") == "turn_revealed"]
+    views = [e.view.game_azul for e in events if e.WhichOneof("event") == "view"]
+    assert views[-1].phase == views[-1].PHASE_TILING and list(views[-1].to_move) == [0, 1]
+    assert all(choice not in list(result.tilings) for view in views for result in view.round_results[-1:])
+    # The match list and the record of the running match show nothing of it.
+    listing = await arena.matches.ListMatches(match_pb2.ListMatchesRequest(game="azul"))
+    assert [m.match_id for m in listing.matches] == [match_id]
+    assert choice.encode() not in listing.SerializeToString()
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await arena.matches.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=match_id))
+    assert refused.value.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND)
+    assert choice not in (refused.value.details() or "")
+
+    # An illegal tiling from the held seat: its rejection says why, and nothing of the other's choice.
+    waiting.send_action(match_id, request.sequence, "1:1 2:2 3:3 4:4 5:5", request.seat)
+    await eventually(lambda: waiting.messages("action_rejected"))
+    rejection = waiting.messages("action_rejected")[0]
+    assert "give exactly one column for each full line" in rejection.reason
+    assert choice not in rejection.reason and rejection.fallback_action == request.legal_actions[0]
+    await asyncio.wait_for(watcher, 60)
+    reveal = next(
+        e.turn_revealed
+        for e in events
+        if e.WhichOneof("event") == "turn_revealed" and e.turn_revealed.turn_index >= len(reveals)
+    )
+    assert list(reveal.actions) == [request.legal_actions[0], choice]
+    assert events[-1].WhichOneof("event") == "outcome"
+    rounds = [e.round_scored for e in events if e.WhichOneof("event") == "round_scored"]
+    assert rounds and all(r.WhichOneof("game") == "game_azul" for r in rounds)
+    results = [catalogue.round_result_from_proto(r) for r in rounds]
+    assert all(isinstance(result, RoundResult) for result in results)
+    assert [r.round for r in rounds] == [result.round for result in results] == list(range(1, len(rounds) + 1))
+    assert str(next(r for r in results if r.tilings[0] is not None and r.tilings[1] is not None).tilings[1]) == choice
+
+
+def bag(order: str) -> list[str]:
+    """The 100 tiles with ``order`` first and the rest in B Y R K W order."""
+    rest = {colour: 20 - order.count(colour) for colour in "BYRKW"}
+    return [*order, *(colour for colour in "BYRKW" for _ in range(rest[colour]))]
+
+
+async def test_an_explicit_bag_and_first_seat_are_dealt_as_given(arena: Arena) -> None:
+    for name in ("x", "y"):
+        await connect(arena, name, lambda request: request.legal_actions[0])
+    deck = bag("BBYRKKKW")
+    match_id = await start(arena, ["x", "y"], seed=1, deck=deck, first="1", max_rounds="2")
+    await arena.bots[1].wait_ended(match_id)
+    first = arena.bots[1].messages("action_request")[0].observation.game_azul
+    assert [list(f.tiles) for f in first.factories[:2]] == [list("BBYR"), list("KKKW")]
+    assert first.starter == 1 and list(first.to_move) == [1]
+    assert not arena.bots[0].messages("action_request")[0].observation.game_azul.HasField("marker_holder")
+    record = await arena.record(match_id)
+    assert list(record.deck) == deck
+    assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
+
+
+async def test_a_bad_fixture_order_is_refused_naming_it_and_starts_nothing(arena: Arena) -> None:
+    await connect(arena, "x")
+    await connect(arena, "y")
+    for deck, words in ((bag("")[:99], "100 tiles"), (["Q", *bag("")[1:]], "'Q' at position 0")):
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await start(arena, ["x", "y"], seed=1, deck=deck)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert words in (refused.value.details() or "")
+    listing = await arena.matches.ListMatches(match_pb2.ListMatchesRequest(game="azul"))
+    assert not listing.matches
+
+
+async def test_a_fixture_without_the_refill_the_game_needs_ends_the_match_aborted_and_recorded(arena: Arena) -> None:
+    """Four players draw 36 tiles a round: round 3 needs a refill that a bag-only deck does not give."""
+    names = ["p0", "p1", "p2", "p3"]
+    bots = [await connect(arena, name) for name in names]
+    match_id = await start(arena, names, seed=1, deck=bag(""))
+    ended = [await bot.wait_ended(match_id, 30) for bot in bots]
+    assert all(end.outcome.termination == common_pb2.TERMINATION_ABORTED for end in ended)
+    record = await arena.record(match_id)
+    assert record.outcome.termination == common_pb2.TERMINATION_ABORTED
+    assert len(record.decisions) > 10, "the rounds before the refill were played"
+    events = [e async for e in arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=match_id), timeout=10)]
+    assert events[-1].WhichOneof("event") == "outcome"
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+
+def _arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+async def test_arena_bot_processes_play_a_grey_wall_match_and_watchers_see_each_round(arena: Arena) -> None:
+    lineup = {"hero": "heuristic", "dice": "random"}
+    processes = []
+    try:
+        for name, kind in lineup.items():
+            env = {**os.environ, "ARENA_BOT_TOKEN": await arena.register(name)}
+            command = ["bot", kind, "--game", "azul", "--server", arena.address]
+            processes.append(
+                subprocess.Popen(  # noqa: ASYNC220 - started once, stopped in finally
+                    [sys.executable, "-m", "arena.cli", *command], env=env, stderr=subprocess.PIPE
+                )
+            )
+        await eventually(lambda: set(lineup) <= {s.name for s in arena.node.hub.connected()}, 60)
+        match_id = await start(arena, list(lineup), seed=7, wall="grey")
+        outcome = None
+        async for event in arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=match_id), timeout=120):
+            if event.WhichOneof("event") == "outcome":
+                outcome = event.outcome
+        assert outcome is not None and outcome.termination == common_pb2.TERMINATION_NORMAL
+        record = await arena.record(match_id)
+        assert record.game == "azul" and not record.rejections
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            await asyncio.to_thread(process.communicate, timeout=10)
+
+
+def test_the_azul_demo_prints_factories_boards_and_walls_readably() -> None:
+    done = _arena("demo", "--game", "azul", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("seat 0: heuristic, seat 1: heuristic, seat 2: random, seat 3: random; seed 3\n")
+    assert "Azul, 4 players, standard wall" in out
+    assert "B blue, Y yellow, R red, K black, W white" in out
+    for words in (
+        "Round 1: seat",
+        "  factories  0:",
+        "  centre     S",
+        " | b y r k w",
+        " takes ",
+        "wall-tiling of round 1",
+    ):
+        assert words in out, words
+    assert "Final boards" in out and "Winner(s): " in out
