@@ -137,9 +137,11 @@ def create_league(
     name: str = "",
     decision_seconds: float = 1.0,
     bank_seconds: float = 10.0,
+    options: Mapping[str, str] | None = None,
     tls: ClientTls | None = None,
 ) -> league_pb2.League:
-    """Schedule a league and queue its matches."""
+    """Schedule a league and queue its matches (``options``: the game's rules options, each value a
+    JSON literal or plain text, as ``arena match --option`` takes them)."""
     spec = league_pb2.LeagueSpec(
         name=name,
         game=game,
@@ -149,6 +151,7 @@ def create_league(
         format=league_pb2.LEAGUE_FORMAT_GAUNTLET if candidate else league_pb2.LEAGUE_FORMAT_ROUND_ROBIN,
         candidate=candidate or "",
         duplicate_deals=duplicate,
+        options=dict(options or {}),
         time_control=common_pb2.TimeControl(
             decision_allowance=duration_to_proto(decision_seconds), time_bank=duration_to_proto(bank_seconds)
         ),

@@ -42,6 +42,7 @@ def _run(args: argparse.Namespace) -> int:
         seed=args.seed,
         web_port=args.web_port,
         keep_open=args.keep_open,
+        options=dict(args.option),
     )
     return run_main_job(job, Console(width=max(120, Console().width)))
 
@@ -136,7 +137,7 @@ def _token_rotate(args: argparse.Namespace) -> int:
 def _match(args: argparse.Namespace) -> int:
     from arena.admin import play_match
 
-    options = dict(option.split("=", 1) for option in args.option)
+    options = dict(args.option)
     return play_match(
         args.server,
         args.bots,
@@ -181,6 +182,7 @@ def _league_create(args: argparse.Namespace) -> int:
         seed=args.seed,
         duplicate=args.duplicate,
         candidate=args.gauntlet,
+        options=dict(args.option),
         name=args.name,
         decision_seconds=args.decision_seconds,
         tls=_tls(args),
@@ -369,6 +371,25 @@ def _port(value: str) -> int:
     return port
 
 
+def _key_value(text: str) -> tuple[str, str]:
+    """An argparse type: ``KEY=VALUE`` (a rules option; the value is read as JSON if it is JSON)."""
+    key, equals, value = text.partition("=")
+    if not key or not equals:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not KEY=VALUE (e.g. wall=grey)")
+    return key, value
+
+
+def _rules_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--option",
+        action="append",
+        type=_key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rules option of the game, e.g. --option wall=grey for Azul (repeatable)",
+    )
+
+
 def _at_least(low: int) -> Callable[[str], int]:
     """An argparse type: a whole number of at least ``low``."""
 
@@ -420,6 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--keep-open", action="store_true", help="keep the arena, its bots and the web site running until Ctrl-C"
     )
+    _rules_options(run)
     run.set_defaults(handler=_run)
 
     demo = sub.add_parser("demo", help="play a readable in-process match between built-in bots")
@@ -481,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("bots", nargs="+", help="bot names in seat order")
     _game_option(match, default_game)
     match.add_argument("--seed", type=int, help="the match seed (default: random)")
-    match.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rules option")
+    _rules_options(match)
     match.add_argument("--decision-seconds", type=float, default=1.0)
     match.add_argument("--bank-seconds", type=float, default=10.0)
     _client_options(match)
@@ -510,6 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--seed", type=int, help="league seed (default: random)")
     create.add_argument("--duplicate", action="store_true", help="duplicate deals: each deal once per rotation")
     create.add_argument("--gauntlet", metavar="CANDIDATE", help="a gauntlet of CANDIDATE against the others")
+    _rules_options(create)
     create.add_argument("--name", default="", help="a display name")
     create.add_argument("--decision-seconds", type=float, default=1.0)
     create.add_argument("--watch", action="store_true", help="then show a live progress bar")

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
@@ -87,6 +87,8 @@ class MainJob:
     lineup: Sequence[tuple[str, str]] = ()
     """(bot name, starter bot) pairs; empty = :func:`default_lineup` of the game."""
     players: int = 2
+    options: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """The game's rules options (``arena run --option KEY=VALUE``), e.g. ``{"wall": "grey"}`` for Azul."""
     games: int = 30
     seed: int = 1
     concurrency: int = 8
@@ -200,9 +202,12 @@ def _play(job: MainJob, console: Console, logs: Path) -> int:
                     games=job.games,
                     seed=job.seed,
                     name="demo league",
+                    options=job.options,
                 )
+                options = "".join(f" {key}={value}" for key, value in job.options.items())
                 console.print(
-                    f"[bold]League {league.league_id}[/bold]: {job.game}, round-robin, {job.players} players a match, "
+                    f"[bold]League {league.league_id}[/bold]: {job.game}{options}, round-robin, "
+                    f"{job.players} players a match, "
                     f"{job.games} games per pairing: {league.progress.total} matches queued"
                 )
                 if site:

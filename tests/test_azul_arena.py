@@ -8,13 +8,19 @@ import asyncio
 import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 
 import grpc
 import pytest
 
 from arena import catalogue
 from arena.games.azul import RULES, Phase, RoundResult
-from arena.v1 import bot_pb2, common_pb2, match_pb2
+from arena.queue.stream import MatchQueue
+from arena.service.leagues import LeagueService
+from arena.store.embedded import EmbeddedRedis
+from arena.store.leagues import LeagueStore
+from arena.store.redis_stores import connect as connect_redis
+from arena.v1 import bot_pb2, common_pb2, league_pb2, league_pb2_grpc, match_pb2
 from arena.wire import record as wire_record
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
 from tests.grpc.rawbot import Chooser, RawBot, random_chooser
@@ -217,6 +223,32 @@ async def test_a_fixture_without_the_refill_the_game_needs_ends_the_match_aborte
     assert events[-1].WhichOneof("event") == "outcome"
 
 
+@pytest.fixture
+async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[LeagueService]:
+    """The arena fixture's node with a league service on the test's redis-server (nothing plays)."""
+    client = connect_redis(redis_server.url)
+    arena.node.leagues = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock)
+    try:
+        yield arena.node.leagues
+    finally:
+        await client.aclose()
+
+
+async def test_a_league_with_a_bad_rules_option_is_refused_naming_it_and_nothing_is_stored(
+    arena: Arena, leagues: LeagueService
+) -> None:
+    stub = league_pb2_grpc.LeagueServiceStub(arena.channel)
+    spec = league_pb2.LeagueSpec(game="azul", players_per_match=3, bot_names=["a", "b", "c"], options={"wall": "blue"})
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.CreateLeague(league_pb2.CreateLeagueRequest(spec=spec), metadata=ADMIN_METADATA)
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "option wall must be 'standard' or 'grey', not 'blue'" in (raised.value.details() or "")
+    assert await leagues.store.league_ids(10) == []
+    spec.options["wall"] = "grey"
+    created = await stub.CreateLeague(league_pb2.CreateLeagueRequest(spec=spec), metadata=ADMIN_METADATA)
+    assert created.league.progress.total == 1 and dict(created.league.spec.options) == {"wall": '"grey"'}
+
+
 # -- the command line ---------------------------------------------------------------------------------
 
 
@@ -271,3 +303,10 @@ def test_the_azul_demo_prints_factories_boards_and_walls_readably() -> None:
     ):
         assert words in out, words
     assert "Final boards" in out and "Winner(s): " in out
+
+
+def test_a_rules_option_that_is_not_key_value_is_a_usage_error_naming_it() -> None:
+    done = _arena("league", "create", "a", "b", "--game", "azul", "--option", "grey")
+    assert done.returncode == 2
+    assert "argument --option: 'grey' is not KEY=VALUE (e.g. wall=grey)" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -11,12 +11,14 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 from rich.console import Console
 
 from arena.mainjob import MainJob, run_main_job
 from arena.server import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis
+from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 
 
 def dash_tokens() -> str:
@@ -114,3 +116,30 @@ def test_the_main_job_plays_a_coloretto_league_of_its_built_in_bots(redis_server
     assert "4 matches in" in said
     for name in ("heuristic-1", "heuristic-2", "random-1", "random-2"):
         assert name in said.rsplit("matches queued", 1)[1]
+
+
+def test_the_main_job_plays_a_grey_wall_azul_league_of_sdk_bots_to_a_leaderboard(redis_server: EmbeddedRedis) -> None:
+    played: list[match_pb2.MatchSummary] = []
+
+    @contextlib.contextmanager
+    def arena(_data: Path) -> Iterator[tuple[str, str, object, str]]:
+        with node_with_dash_tokens(redis_server.url) as (address, metrics, running, admin):
+            yield address, metrics, running, admin
+            with grpc.insecure_channel(address) as channel:  # before the node stops: what was played
+                listing = match_pb2_grpc.MatchServiceStub(channel).ListMatches(
+                    match_pb2.ListMatchesRequest(game="azul"), timeout=10
+                )
+                played.extend(listing.matches)
+
+    output = io.StringIO()
+    job = MainJob(game="azul", players=3, options={"wall": "grey"}, games=1, stall_seconds=60, arena=arena)
+    code = run_main_job(job, Console(file=output, width=160))
+    said = output.getvalue()
+    assert code == 0, said
+    assert "azul wall=grey, round-robin, 3 players a match" in said
+    assert "4 matches in" in said
+    for name in ("heuristic-1", "heuristic-2", "random-1", "random-2"):
+        assert name in said.rsplit("matches queued", 1)[1]
+    assert len(played) == 4
+    assert all(m.outcome.termination == common_pb2.TERMINATION_NORMAL for m in played)
+    assert all(dict(m.options) == {"wall": '"grey"'} for m in played)

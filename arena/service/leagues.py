@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from arena.errors import ArenaError, echo
+from arena.games.registry import get_game
 from arena.league.elo import EloLadder
 from arena.league.result import MatchResult
 from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, match_count, schedule_league
@@ -117,6 +118,12 @@ def check_size(spec: LeagueSpec, limits: Limits) -> None:
         raise LeagueSpecError(f"a league of {count} matches is too big: at most {limits.max_league_matches}")
 
 
+def check_rules(spec: LeagueSpec) -> None:
+    """Raise ``GameSetupError`` naming the value if the game refuses the league's player count or
+    rules options: refused at creation, not at every one of its matches."""
+    get_game(spec.game).initial_state(spec.players_per_match, 0, spec.options)
+
+
 def new_league_id() -> str:
     """A short random league id."""
     return "L" + secrets.token_hex(4)
@@ -155,9 +162,11 @@ class LeagueService:
         Refused (``LeagueSpecError``, or the bot check's error) with nothing stored: more than
         ``limits.max_league_bots`` bots, more than ``MAX_GAMES_PER_PAIRING`` games a pairing, more than
         ``limits.max_league_matches`` matches (counted from the spec, before anything is scheduled),
-        or a bot not registered for the game.
+        a player count or rules options the game refuses (``GameSetupError``), or a bot not registered
+        for the game.
         """
         check_size(spec, self.limits)
+        check_rules(spec)
         if self.check_bots is not None:
             await self.check_bots(spec.bots, spec.game)
         # Scheduling a large league takes a while: off the event loop.
