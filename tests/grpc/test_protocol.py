@@ -205,7 +205,7 @@ async def test_registering_for_an_unknown_game_is_invalid_argument_and_registers
 @pytest.fixture
 def second_game() -> str:
     """The arena's second game, so registration can be narrower than every game."""
-    assert sorted(GAMES) == ["5211", "coloretto"]
+    assert {"5211", "coloretto"} <= set(GAMES)
     return "coloretto"
 
 
@@ -213,7 +213,7 @@ async def test_the_registered_games_are_kept_and_enforced(arena: Arena, second_g
     narrow = await register(arena, "narrow", "5211")
     assert list(narrow.bot.games) == ["5211"]
     wide = await register(arena, "wide")
-    assert sorted(wide.bot.games) == sorted(["5211", second_game])
+    assert sorted(wide.bot.games) == sorted(GAMES)
     assert await arena.node.registry.games_of("narrow") == frozenset({"5211"})
     # A Hello for a game the bot is not registered for is refused, naming it.
     error = await asyncio.wait_for(raw_stream(arena, [hello(narrow.token, second_game)]), 10)
