@@ -7,9 +7,8 @@ take; on the grey wall every seat with a full line then chooses its columns in o
 
 from __future__ import annotations
 
-import itertools
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from arena.errors import GameSetupError, IllegalActionError, InvalidActionError
@@ -266,57 +265,62 @@ class GameAzul:
 # -- the factory offer ------------------------------------------------------------------------------
 
 
-def _targets(board: Board) -> list[tuple[int, ...]]:
-    """Per colour, the open pattern lines 1-5 in order (the floor is always legal too).
+def _open_lines(board: Board) -> list[int]:
+    """Per colour, the pattern lines open to it as a bit mask (bit ``n - 1`` for line ``n``).
 
     A line is open to a colour if it is empty or holds that colour, is not full, and its wall row
-    does not hold the colour (a non-empty line's colour is never in its row).
+    does not hold the colour (a non-empty line's colour is never in its row). The floor is always
+    open too.
     """
-    targets: list[tuple[int, ...]] = [(), (), (), (), ()]
+    masks = [0, 0, 0, 0, 0]
     wall = board.wall
     for index, line in enumerate(board.lines):
         size = len(line)
         if size > index:
             continue
-        number = index + 1
         if size:
-            targets[line[0]] += (number,)
+            masks[line[0]] |= 1 << index
             continue
         row = wall[index]
         for colour in _CODES:
             if colour not in row:
-                targets[colour] += (number,)
-    return targets
+                masks[colour] |= 1 << index
+    return masks
 
 
 _CODES: Final = tuple(range(len(COLOURS)))
-_TAKE_ROWS: Final = {
-    (source, colour, targets): tuple(Take.of(source, COLOURS[colour], target) for target in (*reversed(targets), FLOOR))
+_TAKE_ROWS: Final = [
+    [
+        [
+            tuple(
+                Take.of(source, colour, target)
+                for target in (*(n for n in range(SIZE, 0, -1) if mask >> (n - 1) & 1), FLOOR)
+            )
+            for mask in range(1 << SIZE)
+        ]
+        for colour in COLOURS
+    ]
     for source in (*range(MAX_FACTORIES), CENTRE)
-    for colour in _CODES
-    for size in range(SIZE + 1)
-    for targets in itertools.combinations(range(1, SIZE + 1), size)
-}
-"""Every (source, colour, open lines) -> its takes, longest line first, the floor last: 10 x 5 x 32 tuples."""
+]
+"""``_TAKE_ROWS[source][colour][open lines mask]``: the takes, longest line first, the floor last.
+
+The centre is the last source, so ``CENTRE`` (-1) indexes it like a factory number."""
 
 
 def _legal_takes(state: State, board: Board) -> tuple[Take, ...]:
-    targets = _targets(board)
+    masks = _open_lines(board)
     rows = _TAKE_ROWS
     takes: list[Take] = []
-    for source, tiles in _sources(state):
-        for colour in _CODES:
-            if colour in tiles:
-                takes.extend(rows[source, colour, targets[colour]])
-    return tuple(takes)
-
-
-def _sources(state: State) -> Iterator[tuple[int, tuple[Tile, ...]]]:
-    for number, factory in enumerate(state.factories):
-        if factory:
-            yield number, factory
+    for source, tiles in enumerate(state.factories):
+        if tiles:
+            by_colour = rows[source]
+            for colour in sorted(set(tiles)):
+                takes += by_colour[colour][masks[colour]]
     if state.centre:
-        yield CENTRE, state.centre
+        by_colour = rows[CENTRE]
+        for colour in sorted(set(state.centre)):
+            takes += by_colour[colour][masks[colour]]
+    return tuple(takes)
 
 
 def _take_problem(state: State, board: Board, take: Take) -> str:
@@ -379,14 +383,29 @@ def _take(state: State, seat: Seat, take: Take) -> State:
     if spilled:
         lid = tuple(sorted((*lid, *spilled)))
     boards = (*state.boards[:seat], Board(board.score, lines, board.wall, floor), *state.boards[seat + 1 :])
-    new = state._replace(
-        to_act=(seat + 1) % state.num_players,
-        factories=factories,
-        centre=centre,
-        marker_in_centre=marker_in_centre,
-        marker_holder=marker_holder,
-        boards=boards,
-        lid=lid,
+    # Built positionally (the hot path: one per take), in State's field order.
+    new = State(
+        state.num_players,
+        state.seed,
+        state.wall_side,
+        state.max_rounds,
+        state.round,
+        state.phase,
+        state.starter,
+        (seat + 1) % state.num_players,
+        factories,
+        centre,
+        marker_in_centre,
+        marker_holder,
+        boards,
+        state.bag,
+        lid,
+        state.refills,
+        state.refill_count,
+        state.history,
+        state.bonuses,
+        state.end,
+        state.tiling_seats,
     )
     if centre or any(factories):
         return new
@@ -568,27 +587,44 @@ def _raise_seats(state: State, expected: frozenset[Seat], actions: Mapping[Seat,
 
 
 def _view(state: State, seat: Seat | None, to_move: frozenset[Seat]) -> Observation:
-    bag = state.bag
+    # Built positionally (one per decision), in Observation's field order.
     return Observation(
-        seat=seat,
-        num_players=state.num_players,
-        wall_side=state.wall_side,
-        max_rounds=state.max_rounds,
-        round=state.round,
-        phase=state.phase,
-        starter=state.starter,
-        to_move=tuple(sorted(to_move)),
-        factories=state.factories,
-        centre=state.centre,
-        marker_in_centre=state.marker_in_centre,
-        marker_holder=state.marker_holder,
-        boards=state.boards,
-        bag_counts=tuple(bag.count(colour) for colour in COLOURS),
-        lid=state.lid,
-        history=state.history,
-        bonuses=state.bonuses,
-        end=state.end,
+        seat,
+        state.num_players,
+        state.wall_side,
+        state.max_rounds,
+        state.round,
+        state.phase,
+        state.starter,
+        (state.to_act,) if state.phase is Phase.OFFER else tuple(sorted(to_move)),
+        state.factories,
+        state.centre,
+        state.marker_in_centre,
+        state.marker_holder,
+        state.boards,
+        _bag_counts(state.bag),
+        state.lid,
+        state.history,
+        state.bonuses,
+        state.end,
     )
+
+
+def _bag_counts(bag: tuple[Tile, ...]) -> tuple[int, ...]:
+    """Tiles per colour in ``bag``, remembered by identity: a bag changes only when a round starts."""
+    found = _counted.get(id(bag))
+    if found is not None and found[0] is bag:
+        return found[1]
+    counts = (bag.count(Tile.B), bag.count(Tile.Y), bag.count(Tile.R), bag.count(Tile.K), bag.count(Tile.W))
+    if len(_counted) >= _COUNTED_SIZE:
+        _counted.clear()
+    _counted[id(bag)] = (bag, counts)
+    return counts
+
+
+_COUNTED_SIZE: Final = 4096
+_counted: dict[int, tuple[tuple[Tile, ...], tuple[int, ...]]] = {}
+"""Bags by id, each kept alive with its counts so that an id names that bag while it is here."""
 
 
 # -- fixtures ---------------------------------------------------------------------------------------

@@ -100,9 +100,14 @@ class State(NamedTuple):
     """Grey wall, tiling phase: the seats with a full line, who choose now; empty otherwise."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class Observation:
-    """What any seat (or, with ``seat`` None, a spectator) may know: everything but the bag's order."""
+    """What any seat (or, with ``seat`` None, a spectator) may know: everything but the bag's order.
+
+    Read-only by convention: a plain (not frozen) dataclass because ``observe`` builds one per
+    decision and a frozen one costs several times as much to build. Its fields are immutable values
+    and a fresh one is built for every call, so changing one changes nothing else.
+    """
 
     seat: int | None
     num_players: int
