@@ -2,7 +2,7 @@
 
 One heuristic seat against random seats, seats rotated, seeds fixed; by default 2 and 4 players of
 the default game. A win is a first place (shared wins count). Run:
-``python benchmarks/bench_heuristic.py [--game G] [--players 3 4 5] [--matches N]``.
+``python benchmarks/bench_heuristic.py [--game G] [--option KEY=VALUE ...] [--players 3 4 5] [--matches N]``.
 """
 
 from __future__ import annotations
@@ -10,13 +10,17 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 from arena import catalogue
 from arena.catalogue import policy as get_policy
 from arena.games import get_game
+from arena.wire.common import options_from_proto
 
 
-def win_rate(name: str, players: int, matches: int) -> tuple[float, float, float]:
+def win_rate(
+    name: str, players: int, matches: int, options: dict[str, Any] | None = None
+) -> tuple[float, float, float]:
     """(heuristic win rate, random seat's fair share, mean heuristic score minus mean random score)."""
     game = get_game(name)
     wins = 0
@@ -24,7 +28,7 @@ def win_rate(name: str, players: int, matches: int) -> tuple[float, float, float
     for n in range(matches):
         hero = n % players
         policies = [get_policy(name, "heuristic" if s == hero else "random", n * 10 + s) for s in range(players)]
-        state = game.initial_state(players, n)
+        state = game.initial_state(players, n, options)
         while seats := game.to_move(state):
             state = game.apply(
                 state, {s: policies[s].choose(game.observe(state, s), game.legal_actions(state, s)) for s in seats}
@@ -42,12 +46,17 @@ def main() -> int:
     parser.add_argument("--game", default=catalogue.DEFAULT_GAME, choices=catalogue.names())
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--matches", type=int, default=400)
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option (value: JSON or text)"
+    )
     args = parser.parse_args()
-    print(f"{args.game}: the built-in heuristic in one seat, random bots in the others")
+    options = options_from_proto(dict(option.partition("=")[::2] for option in args.option))
+    shown = "".join(f" {key}={value}" for key, value in options.items())
+    print(f"{args.game}{shown}: the built-in heuristic in one seat, random bots in the others")
     print(f"{'players':>7}  {'matches':>7}  {'heuristic wins':>14}  {'fair share':>10}  {'score margin':>12}  {'s':>5}")
     for players in args.players:
         start = time.perf_counter()
-        rate, fair, margin = win_rate(args.game, players, args.matches)
+        rate, fair, margin = win_rate(args.game, players, args.matches, options)
         print(
             f"{players:>7}  {args.matches:>7}  {rate:>14.1%}  {fair:>10.0%}  {margin:>+12.1f}  "
             f"{time.perf_counter() - start:>5.1f}",

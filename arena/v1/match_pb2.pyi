@@ -106,7 +106,9 @@ class StartMatchRequest(_message.Message):
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """The game's rules options, by name. Each value is a JSON literal (true, 3, "text"); a value that
-        is not valid JSON is taken as a plain string. 5211 knows "long_game" (true/false, default false).
+        is not valid JSON is taken as a plain string. 5211 knows "long_game" (true/false, default false);
+        Azul knows "wall" ("standard" or "grey"), "max_rounds" (1-1000, default 100) and "first" (the
+        starting seat; default: drawn from the seed).
         """
 
     @_builtins.property
@@ -116,7 +118,10 @@ class StartMatchRequest(_message.Message):
     @_builtins.property
     def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """An explicit deck order in card notation (for 5211 all 100 cards), dealt instead of shuffling
-        from the seed: duplicate deals play the same deck with the seats rotated. Empty = shuffle.
+        from the seed: duplicate deals play the same deck with the seats rotated. Empty = shuffle. For
+        Azul: the bag's 100 tiles in draw order, then for each refill of the bag from the lid a "/" and
+        the bag's new order (a permutation of the lid then); a match that needs a refill the deck does not
+        give ends there, aborted.
         """
 
     def __init__(
