@@ -12,9 +12,11 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+from arena_bot import Bot, MatchInfo, Turn
+from arena_bot.games import azul as azul_sdk
 
 from arena import catalogue
-from arena.games.azul import RULES, Phase, RoundResult
+from arena.games.azul import RULES, Phase, RoundResult, Take, Tiling
 from arena.queue.stream import MatchQueue
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
@@ -247,6 +249,45 @@ async def test_a_league_with_a_bad_rules_option_is_refused_naming_it_and_nothing
     spec.options["wall"] = "grey"
     created = await stub.CreateLeague(league_pb2.CreateLeagueRequest(spec=spec), metadata=ADMIN_METADATA)
     assert created.league.progress.total == 1 and dict(created.league.spec.options) == {"wall": '"grey"'}
+
+
+class TypedAzul(Bot):
+    """A Python-SDK bot that reads its turns through ``arena_bot.games.azul``: a tiling if it must, else the
+    take that puts the most tiles on a pattern line."""
+
+    games = ("azul",)
+    answer_on_error = False  # a failed assertion in act leaves the deadline to pass: a rejection in the record
+
+    def __init__(self) -> None:
+        self.phases: list[Phase] = []
+
+    def act(self, turn: Turn) -> str:
+        view = azul_sdk.observation(turn)
+        actions = azul_sdk.legal_actions(turn)
+        assert [str(a) for a in actions] == list(turn.legal_actions)
+        assert view.seat == turn.seat and turn.seat in view.to_move
+        self.phases.append(view.phase)
+        if view.phase is Phase.TILING:
+            assert all(isinstance(a, Tiling) for a in actions)
+            return str(actions[-1])
+        takes = [a for a in actions if isinstance(a, Take)]
+        assert len(takes) == len(actions)
+        return str(takes[0])
+
+
+async def test_a_python_sdk_bot_plays_a_grey_wall_match_through_the_azul_helpers(arena: Arena) -> None:
+    typed = TypedAzul()
+    runner = asyncio.ensure_future(typed.run_async(arena.address, await arena.register("typed"), max_matches=1))
+    await connect(arena, "other")
+    await eventually(lambda: "typed" in {s.name for s in arena.node.hub.connected()})
+    match_id = await start(arena, ["typed", "other"], seed=9, wall="grey")
+    await asyncio.wait_for(runner, 60)
+    record = await arena.record(match_id)
+    assert record.outcome.termination == common_pb2.TERMINATION_NORMAL and not record.rejections
+    assert Phase.TILING in typed.phases and Phase.OFFER in typed.phases
+    started = bot_pb2.MatchStarted(match_id="m", game="5211", seat=0, bot_names=["a", "b"])
+    with pytest.raises(ValueError, match="plays '5211', not azul"):
+        azul_sdk.observation(Turn.from_proto(bot_pb2.ActionRequest(match_id="m"), MatchInfo.from_proto(started)))
 
 
 # -- the command line ---------------------------------------------------------------------------------
