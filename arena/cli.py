@@ -23,8 +23,13 @@ if TYPE_CHECKING:
 
 def _demo(args: argparse.Namespace) -> int:
     from arena.demo import play_demo
+    from arena.errors import GameSetupError
+    from arena.wire.common import options_from_proto
 
-    play_demo(sys.stdout, game=args.game, seed=args.seed)
+    try:
+        play_demo(sys.stdout, game=args.game, seed=args.seed, options=options_from_proto(dict(args.option)))
+    except GameSetupError as error:
+        raise OperatorError(str(error)) from None
     return 0
 
 
@@ -447,6 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="play a readable in-process match between built-in bots")
     _game_option(demo, default_game)
     demo.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the match seed (default %(default)s)")
+    _rules_options(demo)
     demo.set_defaults(handler=_demo)
 
     conf = sub.add_parser("conformance", help="check a rules engine against conformance case files")

@@ -346,6 +346,16 @@ def test_the_azul_demo_prints_factories_boards_and_walls_readably() -> None:
     assert "Final boards" in out and "Winner(s): " in out
 
 
+def test_the_grey_wall_demo_prints_each_seats_tiling_and_a_bad_option_is_one_line() -> None:
+    done = _arena("demo", "--game", "azul", "--option", "wall=grey", "--seed", "2")
+    assert done.returncode == 0, done.stderr
+    assert "Azul, 4 players, grey wall" in done.stdout and " tiles 1:" in done.stdout
+    assert " | . . . . ." in done.stdout, "an empty grey wall row"
+    bad = _arena("demo", "--game", "azul", "--option", "wall=blue")
+    assert bad.returncode == 2 and not bad.stdout
+    assert bad.stderr.strip() == "arena demo: option wall must be 'standard' or 'grey', not 'blue'"
+
+
 def test_a_rules_option_that_is_not_key_value_is_a_usage_error_naming_it() -> None:
     done = _arena("league", "create", "a", "b", "--game", "azul", "--option", "grey")
     assert done.returncode == 2

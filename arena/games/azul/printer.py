@@ -121,8 +121,8 @@ def format_result(view: Observation, outcome: Outcome, names: Sequence[str]) -> 
 
 
 LEGEND = (
-    "  tiles: B blue, Y yellow, R red, K black, W white; S the starting-player marker. "
-    "A wall space not yet tiled shows its colour in lower case (standard wall) or '.' (grey wall)."
+    "  tiles: B blue, Y yellow, R red, K black, W white; S the starting-player marker",
+    "  walls: a space not yet tiled shows its colour in lower case (standard wall) or '.' (grey wall)",
 )
 """The key to the letters, printed once at the start of a transcript."""
 
@@ -131,7 +131,7 @@ def describe_start(state: State, names: Sequence[str] | None = None) -> list[str
     """The header of a match (players, wall, the key to the letters), then its first round's table."""
     view = _GAME.public_view(state)
     names = names or seat_names(view.num_players)
-    lines = [f"Azul, {view.num_players} players, {view.wall_side.value} wall", LEGEND]
+    lines = [f"Azul, {view.num_players} players, {view.wall_side.value} wall", *LEGEND]
     if view.phase is Phase.OFFER:
         lines += _round_header(view, names)
     return lines
