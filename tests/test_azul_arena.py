@@ -8,7 +8,9 @@ import asyncio
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -16,7 +18,8 @@ from arena_bot import Bot, MatchInfo, Turn
 from arena_bot.games import azul as azul_sdk
 
 from arena import catalogue
-from arena.games.azul import RULES, Phase, RoundResult, Take, Tiling
+from arena.errors import GameSetupError
+from arena.games.azul import RULES, Phase, RoundResult, State, Take, Tiling
 from arena.queue.stream import MatchQueue
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
@@ -197,6 +200,53 @@ async def test_an_explicit_bag_and_first_seat_are_dealt_as_given(arena: Arena) -
     record = await arena.record(match_id)
     assert list(record.deck) == deck
     assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
+
+
+def first_legal(state: State) -> dict[int, Any]:
+    return {seat: GAME.legal_actions(state, seat)[0] for seat in GAME.to_move(state)}
+
+
+def fixture_with_refills(players: int, order: list[str], options: dict[str, Any]) -> list[str]:
+    """A deck for ``order`` with one refill entry (the lid, reverse-sorted) for each refill the game needs
+    when every seat plays its first legal action."""
+    entries: list[list[str]] = []
+    while True:
+        deck = order + [text for entry in entries for text in ("/", *entry)]
+        state = GAME.initial_state(players, 0, options, deck)
+        try:
+            while GAME.to_move(state):
+                before = state
+                state = GAME.apply(state, first_legal(state))
+            return deck
+        except GameSetupError as error:
+            if "no order for refill" not in str(error):
+                raise
+        after = GAME.apply(before._replace(refills=None), first_legal(before))
+        # At the refill, every tile is on a wall, on a pattern line, still in the bag or in the lid.
+        lid = Counter("BYRKW" * 20)
+        lid.subtract(t.name for b in after.boards for row in b.wall for t in row if t is not None)
+        lid.subtract(t.name for b in after.boards for line in b.lines for t in line)
+        lid.subtract(t.name for t in before.bag)
+        entries.append(sorted(lid.elements(), reverse=True))
+
+
+async def test_a_fixture_with_refill_orders_is_dealt_as_given_to_the_end(arena: Arena) -> None:
+    names = ["f0", "f1", "f2", "f3"]
+    bots = [await connect(arena, name, lambda request: request.legal_actions[0]) for name in names]
+    deck = fixture_with_refills(4, bag("RRKY"), {"first": 2})
+    assert deck.count("/") >= 1
+    match_id = await start(arena, names, seed=3, deck=deck, first="2")
+    for bot in bots:
+        await bot.wait_ended(match_id, 30)
+    record = await arena.record(match_id)
+    assert record.outcome.termination == common_pb2.TERMINATION_NORMAL and list(record.deck) == deck
+    states = list(wire_record.iter_states(record))
+    assert states[-1].refill_count == deck.count("/") and states[-1].refills == ()
+    refilled = next(i for i, state in enumerate(states) if state.refill_count)
+    for seat in GAME.to_move(states[refilled]):
+        request = [r for r in bots[seat].messages("action_request") if r.match_id == match_id]
+        asked = [i for i, state in enumerate(states[:-1]) if seat in GAME.to_move(state)].index(refilled)
+        assert request[asked].observation == catalogue.observation_to_proto(GAME.observe(states[refilled], seat))
 
 
 async def test_a_bad_fixture_order_is_refused_naming_it_and_starts_nothing(arena: Arena) -> None:
