@@ -233,23 +233,23 @@ def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
     table = Table(
         title=f"{league.spec.name or league.league_id}: {p.done} of {p.total} matches{cancelled}, "
         f"{league.spec.players_per_match} players a match",
-        caption="rating: maximum likelihood (Bradley-Terry), Elo scale, with its 95% interval; "
-        "Elo: the live ladder; points: pairwise wins (draws 1/2)",
+        caption="rating: maximum likelihood (Bradley-Terry), Elo scale (rated bots average 1500), with its "
+        "95% interval; ? provisional (under 20 matches); points: pairwise wins (draws 1/2)",
         box=box.SIMPLE_HEAD,
     )
     for column, justify in (
-        ("#", "right"), ("bot", "left"), ("rating", "right"), ("95% interval", "center"), ("Elo", "right"),
+        ("#", "right"), ("bot", "left"), ("rating", "right"), ("95% interval", "center"),
         ("matches", "right"), ("wins", "right"), ("points", "right"), ("avg score", "right"),
         ("timeouts", "right"), ("forfeits", "right"),
     ):  # fmt: skip
         table.add_column(column, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for e in response.entries:
+        mark = "?" if e.provisional else ""
         table.add_row(
-            str(e.rank),
+            str(e.rank) if e.rated else "-",
             e.bot_name,
-            f"{e.rating:.0f}",
-            f"{e.rating_low:.0f} - {e.rating_high:.0f}",
-            f"{e.elo:.0f}",
+            f"{e.rating:.0f}{mark}" if e.rated else "unrated",
+            f"{e.rating_low:.0f} - {e.rating_high:.0f}" if e.rated else "",
             str(e.matches),
             str(e.wins),
             f"{e.points:.1f}",

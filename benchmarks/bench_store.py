@@ -39,7 +39,10 @@ async def results_per_second(server: EmbeddedRedis, results: int, clients: int) 
     async def writer() -> None:
         for match in todo:
             await store.record_result(
-                "LB", match["match_id"], match["deal_id"], result | {"match_id": match["match_id"]}
+                "LB",
+                match["match_id"],
+                match["deal_id"],
+                result | {"match_id": match["match_id"], "bots": match["bots"]},
             )
 
     started = time.perf_counter()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from arena import catalogue
 from arena.games.base import Outcome
-from arena.league.elo import INITIAL_RATING
 from arena.league.schedule import LeagueFormat, LeagueSpec
 from arena.league.table import LeagueTable
 from arena.referee.match import MatchEvent
@@ -264,9 +263,7 @@ def league_spec_from_proto(message: league_pb2.LeagueSpec, league_id: str, seed:
     )
 
 
-def leaderboard_to_proto(
-    info: LeagueInfo, table: LeagueTable, elo: dict[str, float], *, for_admin: bool
-) -> league_pb2.GetLeaderboardResponse:
+def leaderboard_to_proto(info: LeagueInfo, table: LeagueTable, *, for_admin: bool) -> league_pb2.GetLeaderboardResponse:
     """A league table on the wire."""
     return league_pb2.GetLeaderboardResponse(
         league=league_to_proto(info, for_admin=for_admin),
@@ -277,13 +274,14 @@ def leaderboard_to_proto(
                 rating=row.rating,
                 rating_low=row.rating_low,
                 rating_high=row.rating_high,
-                elo=elo.get(row.bot, INITIAL_RATING),
                 matches=row.matches,
                 wins=row.wins,
                 points=row.points,
                 average_score=row.average_score,
                 timeouts=row.timeouts,
                 forfeits=row.forfeits,
+                rated=row.rated,
+                provisional=row.provisional,
             )
             for row in table.rows
         ],

@@ -449,9 +449,9 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
     async def GetLeaderboard(  # noqa: N802
         self, request: league_pb2.GetLeaderboardRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> league_pb2.GetLeaderboardResponse:
-        """The league table, rebuilt from the stored results."""
-        info, table, elo = await self._leagues().leaderboard(request.league_id)
-        return convert.leaderboard_to_proto(info, table, elo, for_admin=self._admin(context))
+        """The league table, fitted from the results summed by pairing."""
+        info, table = await self._leagues().leaderboard(request.league_id)
+        return convert.leaderboard_to_proto(info, table, for_admin=self._admin(context))
 
     @translate_errors
     async def CancelLeague(  # noqa: N802

@@ -4,18 +4,21 @@
   :class:`MatchSpec` (stable ids, seat orders, seeds, duplicate-deal ids).
 - :mod:`~arena.league.design`: the combinatorial designs behind it.
 - :mod:`~arena.league.result`: :class:`MatchResult`, what is stored per match (JSON, no pickle).
-- :mod:`~arena.league.elo`: the live ladder (pairwise Elo).
+- :mod:`~arena.league.aggregate`: :class:`PairingAggregate`, results summed by pairing, updated
+  one result at a time (what a store keeps beside a league or ladder).
 - :mod:`~arena.league.bradley_terry` and :mod:`~arena.league.table`: the order-independent
-  league table (maximum-likelihood Bradley–Terry with 95% intervals, points and counts).
-- :mod:`~arena.league.ratings`: both, for callers that hold stored results as JSON dicts.
+  league table (maximum-likelihood Bradley–Terry with 95% intervals, ranks, provisional marks,
+  points and counts), fitted from an aggregate.
+- :mod:`~arena.league.ratings`: the table for callers that hold stored results as JSON dicts.
+- :mod:`~arena.league.sprt`: the sequential test "is this version better?".
 
 No I/O here: this package must not import grpc, redis, asyncio or prometheus. The queue and
 the store feed it results and persist what it returns.
 """
 
-from arena.league.bradley_terry import BradleyTerryFit, fit_bradley_terry
-from arena.league.elo import EloLadder, elo_changes, expected_score
-from arena.league.ratings import league_table, update_elo_ratings
+from arena.league.aggregate import BotRecord, PairingAggregate, PairRecord, result_fields
+from arena.league.bradley_terry import BradleyTerryFit, fit_aggregate, fit_bradley_terry
+from arena.league.ratings import aggregate_results, league_table
 from arena.league.result import MatchResult, PairGame, unique_results
 from arena.league.schedule import (
     Design,
@@ -26,12 +29,13 @@ from arena.league.schedule import (
     league_tables,
     schedule_league,
 )
-from arena.league.table import LeagueTable, TableRow
+from arena.league.table import PROVISIONAL_MATCHES, LeagueTable, TableRow
 
 __all__ = [
+    "PROVISIONAL_MATCHES",
+    "BotRecord",
     "BradleyTerryFit",
     "Design",
-    "EloLadder",
     "LeagueFormat",
     "LeagueSpec",
     "LeagueSpecError",
@@ -39,13 +43,15 @@ __all__ = [
     "MatchResult",
     "MatchSpec",
     "PairGame",
+    "PairRecord",
+    "PairingAggregate",
     "TableRow",
-    "elo_changes",
-    "expected_score",
+    "aggregate_results",
+    "fit_aggregate",
     "fit_bradley_terry",
     "league_table",
     "league_tables",
+    "result_fields",
     "schedule_league",
     "unique_results",
-    "update_elo_ratings",
 ]

@@ -2,28 +2,37 @@
 
 Model: in a pairwise game (:mod:`arena.league.result`) bot ``a`` beats bot ``b`` with probability
 ``σ(θa - θb)``, ``σ`` the logistic function; ratings are ``anchor + 400/ln 10 · θ``, so 400
-rating points are odds of 10 to 1, as in Elo. A draw counts as half a win and half a loss. A
-k-player match's pairwise games each weigh ``1/(k-1)`` (as in the live Elo), so every bot's games
-in one match weigh 1 together.
+rating points are odds of 10 to 1, as in Elo. A draw counts as half a win and half a loss. The fit
+reads a :class:`~arena.league.aggregate.PairingAggregate` (games and points per pair of bots), so
+its cost grows with the bots and pairings, not with the results.
 
-Fit: the maximum of the weighted log-likelihood plus a weak Gaussian prior ``θ ~ N(0, σ²)`` on
-every bot, by Newton's method. The prior (default σ = 400 rating points; it weighs about as much
-as three quarters of one game against an average bot) keeps the fit finite for a bot that won
-or lost everything and for bots that never met, and since the likelihood only sees differences
-it also fixes the level: at the optimum the ratings average exactly ``anchor`` (1500).
+Weights: the pairwise games of one k-player match are not independent (they share the match's
+placings). Under any ranking model whose pairwise marginals are Bradley–Terry (Plackett–Luce, a
+Gumbel race), a bot's pairwise score in one match has ``(k+1)/3`` times the variance that k−1
+independent games would have (exactly so for equal bots, less for unequal ones, so the intervals
+err on the wide side). So each pairwise game of a k-player match weighs ``3/(k+1)`` in the
+likelihood: 1 at 2 players (the dispersion of win/loss games is 1 and is never estimated), ½ at
+5 players. Nothing is estimated from residuals: a few lucky clusters cannot shrink an interval.
+Duplicate deals (whose rotations cancel part of the luck) therefore get intervals on the safe
+side: in 5211 the deal explains about a tenth of the variance.
 
-Intervals: the model's covariance (the inverse of the negative Hessian of the log-posterior,
-projected onto mean-zero ratings, since only differences are identified) scaled by a dispersion
-factor ``φ``. Pairwise games of one match are not independent (they share the match's luck,
-and the matches of one duplicate deal share the cards), so ``φ`` compares the spread of the
-observed score, summed per cluster of correlated games (a deal; a match when it has no deal
-id), with the model's: ``φ = tr(H⁻¹J) / tr(H⁻¹L)``, ``J = Σ_clusters s sᵀ`` (with a ``C/(C-1)``
-small-sample factor) and ``L`` the likelihood's Fisher information, then shrunk towards 1 as if
-two more clusters had shown exactly the model's spread (so a few clusters that happen to cancel
-cannot give a zero-width interval). ``φ ≈ 1`` for independent 2-player games, below 1 when
-duplicate deals cancel luck, and a k-player match's weighted pairs give about
-``(k+1)/(3(k-1))``. Intervals are ``rating ± 1.96·se``; they assume enough clusters (tens or
-more) to estimate ``φ``. A bot whose record is perfect gets the prior's wide interval.
+Prior: every rated bot gets ``θ ~ N(0, σ²)`` (default σ = 400 rating points), at its nominal
+weight whatever the table size. It keeps the fit finite for a bot that won or lost everything and
+for bots that never met, and since the likelihood only sees differences it also fixes the level:
+at the optimum the rated bots' ratings average exactly ``anchor`` (1500). Only bots with at least
+one pairwise game are rated: a bot that has not played neither widens the others' intervals nor
+moves the anchor.
+
+Fit: the maximum of the weighted log-likelihood plus the log-prior, by Newton's method.
+
+Intervals: ``interval(bot)`` is a 95% interval for the bot's rating *relative to the average of
+the rated bots* (that average is the anchor, 1500, by definition). Its width is the posterior's
+(the inverse Hessian, projected onto mean-zero ratings); its shape follows the bot's own profile:
+the ends are where the log-posterior, moving this bot's θ alone, falls by ``z²/2``, rescaled so
+that a quadratic posterior gives exactly ``rating ± 1.96·se``. So a perfect record, whose
+likelihood is flat on its strong side, gets an interval that reaches far up (bounded only by the
+prior) and stays close below: 1000–0 and 10000–0 give overlapping intervals.
+``difference_interval(a, b)`` is the normal interval of a difference of two ratings.
 """
 
 from __future__ import annotations
@@ -36,39 +45,46 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from arena.league.result import MatchResult, unique_results
+from arena.league.aggregate import PairingAggregate
+from arena.league.result import MatchResult
 
 ELO_PER_NATURAL = 400.0 / math.log(10.0)
 """Rating points per unit of log-odds."""
 ANCHOR = 1500.0
 PRIOR_SD = 400.0
 """Standard deviation of the Gaussian prior on each rating, in rating points."""
-PSEUDO_CLUSTERS = 2.0
-"""Weight of the model's own dispersion (1) when estimating it: as many clusters as this."""
+LEVEL = 0.95
+"""The level of :meth:`BradleyTerryFit.interval`."""
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+
+def table_weight(players: int) -> float:
+    """The likelihood weight of one pairwise game of a ``players``-player match: ``3/(k+1)``."""
+    return 3.0 / (players + 1.0)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class BradleyTerryFit:
-    """Fitted ratings (Elo scale), their covariance and the dispersion factor used for it."""
+    """Fitted ratings (Elo scale) of the rated bots, their covariance and 95% intervals."""
 
     bots: tuple[str, ...]
+    """The rated bots (those with a pairwise game), by name."""
     ratings: dict[str, float]
     covariance: FloatArray
-    """Rating-point² covariance of the ratings, in the order of ``bots``."""
-    dispersion: float
-    clusters: int
+    """Rating-point² covariance of the ratings relative to their average, in the order of ``bots``."""
+    low: dict[str, float]
+    high: dict[str, float]
 
     def stderr(self, bot: str) -> float:
-        """Standard error of the bot's rating (relative to the average bot)."""
+        """Standard error of the bot's rating (relative to the average rated bot)."""
         i = self.bots.index(bot)
         return math.sqrt(max(float(self.covariance[i, i]), 0.0))
 
-    def interval(self, bot: str, level: float = 0.95) -> tuple[float, float]:
-        """The bot's rating interval at ``level`` (normal approximation)."""
-        half = _z(level) * self.stderr(bot)
-        return self.ratings[bot] - half, self.ratings[bot] + half
+    def interval(self, bot: str) -> tuple[float, float]:
+        """The bot's 95% rating interval (see the module docstring; not symmetric at the extremes)."""
+        return self.low[bot], self.high[bot]
 
     def difference(self, a: str, b: str) -> tuple[float, float]:
         """Rating of ``a`` minus rating of ``b``, and its standard error."""
@@ -77,123 +93,136 @@ class BradleyTerryFit:
         variance = float(c[i, i] + c[j, j] - 2.0 * c[i, j])
         return self.ratings[a] - self.ratings[b], math.sqrt(max(variance, 0.0))
 
-    def difference_interval(self, a: str, b: str, level: float = 0.95) -> tuple[float, float]:
+    def difference_interval(self, a: str, b: str, level: float = LEVEL) -> tuple[float, float]:
         """An interval at ``level`` for rating of ``a`` minus rating of ``b``."""
         diff, se = self.difference(a, b)
         return diff - _z(level) * se, diff + _z(level) * se
 
 
 def fit_bradley_terry(
-    results: Iterable[MatchResult],
-    bots: Sequence[str] = (),
-    prior_sd: float = PRIOR_SD,
-    anchor: float = ANCHOR,
+    results: Iterable[MatchResult], bots: Sequence[str] = (), prior_sd: float = PRIOR_SD, anchor: float = ANCHOR
 ) -> BradleyTerryFit:
     """Fit ratings to ``results`` (each match id once; aborted matches skipped).
 
-    ``bots`` adds bots that may have no rated result yet (they get ``anchor`` and a wide interval).
+    ``bots`` is accepted for symmetry with the table; bots without a game are not rated.
     """
-    results = unique_results(results)
-    names = sorted({*bots, *(b for r in results for b in r.bots)})
+    del bots
+    return fit_aggregate(PairingAggregate.from_results(results), prior_sd=prior_sd, anchor=anchor)
+
+
+def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, anchor: float = ANCHOR) -> BradleyTerryFit:
+    """Fit ratings to an aggregate of results (see the module docstring)."""
+    names = sorted(aggregate.played())
     index = {b: i for i, b in enumerate(names)}
     n = len(names)
-    firsts: list[int] = []
-    seconds: list[int] = []
-    scores: list[float] = []
-    weights: list[float] = []
-    cluster_of: list[int] = []
-    cluster_index: dict[str, int] = {}
-    for result in results:
-        games = result.pair_games()
-        if not games:
-            continue
-        cluster = cluster_index.setdefault(result.cluster, len(cluster_index))
-        for game in games:
-            firsts.append(index[game.first])
-            seconds.append(index[game.second])
-            scores.append(game.score)
-            weights.append(game.weight)
-            cluster_of.append(cluster)
-    a = np.array(firsts, dtype=np.intp)
-    b = np.array(seconds, dtype=np.intp)
-    s = np.array(scores, dtype=np.float64)
-    w = np.array(weights, dtype=np.float64)
+    keys = [key for key, pair in aggregate.pairs.items() if pair.games]
+    a = np.array([index[k[0]] for k in keys], dtype=np.intp)
+    b = np.array([index[k[1]] for k in keys], dtype=np.intp)
+    weight = np.array([table_weight(k[2]) for k in keys], dtype=np.float64)
+    games = weight * np.array([aggregate.pairs[k].games for k in keys], dtype=np.float64)
+    wins = weight * np.array([aggregate.pairs[k].points for k in keys], dtype=np.float64)
     precision = (ELO_PER_NATURAL / prior_sd) ** 2
+    model = _Model(n, a, b, games, wins, precision)
 
-    theta = _newton(n, a, b, s, w, precision)
-
-    p = _sigmoid(theta[a] - theta[b])
-    information = _laplacian(n, a, b, w * p * (1.0 - p))
-    hessian = information + precision * np.eye(n)
-    inverse = np.linalg.inv(hessian)
-    clusters = len(cluster_index)
-    residual = w * (s - p)
-    per_cluster = np.zeros((clusters, n))
-    np.add.at(per_cluster, (np.array(cluster_of, dtype=np.intp), a), residual)
-    np.add.at(per_cluster, (np.array(cluster_of, dtype=np.intp), b), -residual)
-    observed = per_cluster.T @ per_cluster
-    if clusters > 1:
-        observed *= clusters / (clusters - 1)
-    model_trace = float(np.trace(inverse @ information))
-    raw = float(np.trace(inverse @ observed)) / model_trace if model_trace > 1e-12 else 1.0
-    dispersion = (clusters * raw + PSEUDO_CLUSTERS) / (clusters + PSEUDO_CLUSTERS)
-
+    theta = model.maximum()
+    hessian = model.hessian(theta)
+    inverse = np.linalg.inv(hessian) if n else np.zeros((0, 0))
     centre = np.eye(n) - np.full((n, n), 1.0 / n) if n else np.zeros((0, 0))
-    covariance = dispersion * (centre @ inverse @ centre) * ELO_PER_NATURAL**2
-    ratings = {name: anchor + ELO_PER_NATURAL * float(theta[i]) for name, i in index.items()}
-    return BradleyTerryFit(tuple(names), ratings, covariance, dispersion, clusters)
+    centred = centre @ inverse @ centre
+    low, high = model.profile_bounds(theta, np.diag(hessian) * np.diag(centred), _z(LEVEL))
+    rating = anchor + ELO_PER_NATURAL * theta
+    return BradleyTerryFit(
+        bots=tuple(names),
+        ratings={name: float(rating[i]) for name, i in index.items()},
+        covariance=centred * ELO_PER_NATURAL**2,
+        low={name: float(rating[i] + ELO_PER_NATURAL * low[i]) for name, i in index.items()},
+        high={name: float(rating[i] + ELO_PER_NATURAL * high[i]) for name, i in index.items()},
+    )
 
 
-def _newton(
-    n: int, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp], s: FloatArray, w: FloatArray, precision: float
-) -> FloatArray:
-    """The maximum of the log-posterior (it is strictly concave, so Newton with halving converges)."""
-    theta = np.zeros(n)
-    value = _log_posterior(theta, a, b, s, w, precision)
-    for _ in range(100):
-        p = _sigmoid(theta[a] - theta[b])
-        residual = w * (s - p)
-        gradient = np.zeros(n)
-        np.add.at(gradient, a, residual)
-        np.add.at(gradient, b, -residual)
-        gradient -= precision * theta
-        hessian = _laplacian(n, a, b, w * p * (1.0 - p)) + precision * np.eye(n)
-        step = np.linalg.solve(hessian, gradient)
-        scale = 1.0
-        while True:
-            candidate = theta + scale * step
-            new_value = _log_posterior(candidate, a, b, s, w, precision)
-            if new_value >= value - 1e-12 or scale < 1e-6:
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Model:
+    """The log-posterior of ``n`` ratings given weighted games and wins per pair ``(a, b)``."""
+
+    n: int
+    a: IntArray
+    b: IntArray
+    games: FloatArray
+    wins: FloatArray
+    """Points of ``a`` (weighted like ``games``)."""
+    precision: float
+
+    def _pair_loglik(self, x: FloatArray) -> FloatArray:
+        # log σ(x) = -log(1 + e^-x), computed without overflow.
+        return -self.wins * np.logaddexp(0.0, -x) - (self.games - self.wins) * np.logaddexp(0.0, x)
+
+    def value(self, theta: FloatArray) -> float:
+        x = theta[self.a] - theta[self.b]
+        return float(np.sum(self._pair_loglik(x)) - 0.5 * self.precision * np.dot(theta, theta))
+
+    def hessian(self, theta: FloatArray) -> FloatArray:
+        """The negative Hessian: ``Σ n p(1-p) (eₐ - e_b)(eₐ - e_b)ᵀ + precision·I``."""
+        p = _sigmoid(theta[self.a] - theta[self.b])
+        c = self.games * p * (1.0 - p)
+        m = self.precision * np.eye(self.n)
+        np.add.at(m, (self.a, self.a), c)
+        np.add.at(m, (self.b, self.b), c)
+        np.add.at(m, (self.a, self.b), -c)
+        np.add.at(m, (self.b, self.a), -c)
+        return m
+
+    def maximum(self) -> FloatArray:
+        """The maximum of the log-posterior (strictly concave, so Newton with halving converges)."""
+        theta = np.zeros(self.n)
+        value = self.value(theta)
+        for _ in range(200):
+            residual = self.wins - self.games * _sigmoid(theta[self.a] - theta[self.b])
+            gradient = -self.precision * theta
+            np.add.at(gradient, self.a, residual)
+            np.add.at(gradient, self.b, -residual)
+            step = np.linalg.solve(self.hessian(theta), gradient)
+            scale = 1.0
+            while True:
+                candidate = theta + scale * step
+                new_value = self.value(candidate)
+                if new_value >= value - 1e-12 or scale < 1e-6:
+                    break
+                scale /= 2.0
+            theta, value = candidate, new_value
+            if float(np.max(np.abs(scale * step), initial=0.0)) < 1e-9:
                 break
-            scale /= 2.0
-        theta, value = candidate, new_value
-        if float(np.max(np.abs(scale * step), initial=0.0)) < 1e-10:
-            break
-    return theta
+        return theta
 
+    def _own(self, theta: FloatArray, shift: FloatArray) -> FloatArray:
+        """Each bot's log-posterior terms with its own θ moved by ``shift`` (the others' fixed)."""
+        base = theta[self.a] - theta[self.b]
+        out = -0.5 * self.precision * (theta + shift) ** 2
+        out += np.bincount(self.a, self._pair_loglik(base + shift[self.a]), minlength=self.n)
+        out += np.bincount(self.b, self._pair_loglik(base - shift[self.b]), minlength=self.n)
+        return out
 
-def _log_posterior(
-    theta: FloatArray,
-    a: npt.NDArray[np.intp],
-    b: npt.NDArray[np.intp],
-    s: FloatArray,
-    w: FloatArray,
-    precision: float,
-) -> float:
-    x = theta[a] - theta[b]
-    # log σ(x) = -log(1 + e^-x), computed without overflow.
-    loglik = w * (-s * np.logaddexp(0.0, -x) - (1.0 - s) * np.logaddexp(0.0, x))
-    return float(np.sum(loglik) - 0.5 * precision * np.dot(theta, theta))
-
-
-def _laplacian(n: int, a: npt.NDArray[np.intp], b: npt.NDArray[np.intp], c: FloatArray) -> FloatArray:
-    """``Σ c·(eₐ - e_b)(eₐ - e_b)ᵀ``: the Fisher information of the pairwise games."""
-    m = np.zeros((n, n))
-    np.add.at(m, (a, a), c)
-    np.add.at(m, (b, b), c)
-    np.add.at(m, (a, b), -c)
-    np.add.at(m, (b, a), -c)
-    return m
+    def profile_bounds(self, theta: FloatArray, scale2: FloatArray, z: float) -> tuple[FloatArray, FloatArray]:
+        """Per bot, the shifts (down, up) of its own θ where its log-posterior falls by ``z²/2``,
+        each multiplied by ``√scale2`` (quadratic case: ``±z·√(centred variance)``)."""
+        if self.n == 0:
+            return np.zeros(0), np.zeros(0)
+        top = self._own(theta, np.zeros(self.n))
+        drop = 0.5 * z * z
+        bounds = []
+        for sign in (-1.0, 1.0):
+            inner, outer = np.zeros(self.n), np.full(self.n, sign * 0.5)
+            for _ in range(60):  # widen until the fall is reached (the prior guarantees it)
+                short = top - self._own(theta, outer) < drop
+                if not short.any():
+                    break
+                inner = np.where(short, outer, inner)
+                outer = np.where(short, outer * 2.0, outer)
+            for _ in range(40):
+                middle = 0.5 * (inner + outer)
+                short = top - self._own(theta, middle) < drop
+                inner, outer = np.where(short, middle, inner), np.where(short, outer, middle)
+            bounds.append(0.5 * (inner + outer) * np.sqrt(np.maximum(scale2, 0.0)))
+        return bounds[0], bounds[1]
 
 
 def _sigmoid(x: FloatArray) -> FloatArray:

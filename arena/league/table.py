@@ -1,10 +1,17 @@
 """The league table: Bradley–Terry ratings with intervals, points and per-bot counts.
 
-Rebuilt from a list of stored results at any time (each match id counted once, whatever the
-order); ``ABORTED`` matches count only in :attr:`LeagueTable.aborted`. Columns per bot:
+Built from a :class:`~arena.league.aggregate.PairingAggregate` (the results summed by pairing:
+:meth:`LeagueTable.from_aggregate`, at a cost that does not grow with the results) or from a list
+of results (:meth:`LeagueTable.from_results`, each match id counted once, whatever the order);
+``ABORTED`` matches count only in :attr:`LeagueTable.aborted`. Columns per bot:
 
 - ``rating``, ``rating_low``, ``rating_high``: the Bradley–Terry fit and its 95% interval
-  (:mod:`arena.league.bradley_terry`); the table is sorted by rating.
+  (:mod:`arena.league.bradley_terry`: relative to the average rated bot, which is 1500);
+  the table is sorted by rating. ``rated`` is False for a bot without a pairwise game: it is
+  listed after the rated bots, with rank 0 and no rating (zeros), and changes nothing in the fit.
+- ``rank``: 1 for the best rating; bots with equal ratings (as equal points in a balanced
+  schedule give) share a rank, and the next rank skips ("1, 2, 2, 4").
+- ``provisional``: fewer than ``PROVISIONAL_MATCHES`` rated matches.
 - ``points``: pairwise points, 1 for every opponent placed below the bot and ½ for every
   opponent sharing its placing, summed over matches. In a 2-player match that is 1 for a win and
   ½ for a draw; in a k-player match the sole winner gets ``k - 1`` and the last 0, and every
@@ -20,8 +27,14 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from arena.league.bradley_terry import ANCHOR, PRIOR_SD, BradleyTerryFit, fit_bradley_terry
-from arena.league.result import MatchResult, unique_results
+from arena.league.aggregate import BotRecord, PairingAggregate
+from arena.league.bradley_terry import ANCHOR, PRIOR_SD, BradleyTerryFit, fit_aggregate
+from arena.league.result import MatchResult
+
+PROVISIONAL_MATCHES = 20
+"""A rating counts as provisional until its bot has played this many rated matches."""
+TIE_TOLERANCE = 1e-6
+"""Ratings closer than this (rating points) are equal: their bots share a rank."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -29,6 +42,7 @@ class TableRow:
     """One bot's line of the league table."""
 
     rank: int
+    """1-based; shared by equal ratings; 0 for an unrated bot."""
     bot: str
     rating: float
     rating_low: float
@@ -40,6 +54,10 @@ class TableRow:
     average_score: float
     timeouts: int
     forfeits: int
+    rated: bool = True
+    """False for a bot without a pairwise game (its rating fields are 0)."""
+    provisional: bool = False
+    """Fewer than ``PROVISIONAL_MATCHES`` rated matches."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
@@ -48,7 +66,7 @@ class TableRow:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class LeagueTable:
-    """The table, best rating first, with the fit it came from."""
+    """The table, best rating first (unrated bots last), with the fit it came from."""
 
     rows: tuple[TableRow, ...]
     matches: int
@@ -71,62 +89,63 @@ class LeagueTable:
         prior_sd: float = PRIOR_SD,
         anchor: float = ANCHOR,
     ) -> LeagueTable:
-        """Build the table from stored results; ``bots`` adds bots that have not played yet."""
-        unique = unique_results(results)
-        rated = [r for r in unique if r.is_rated]
-        fit = fit_bradley_terry(rated, bots, prior_sd=prior_sd, anchor=anchor)
-        tally = {bot: _Tally() for bot in fit.bots}
-        for result in rated:
-            for seat, bot in enumerate(result.bots):
-                t = tally[bot]
-                t.matches += 1
-                t.wins += result.placings[seat] == 1
-                t.placings += result.placings[seat]
-                t.score += result.scores[seat]
-                t.timeouts += result.timeouts[seat]
-                t.forfeits += seat in result.forfeited
-            for game in result.pair_games():
-                tally[game.first].points += game.score
-                tally[game.second].points += 1.0 - game.score
-        order = sorted(fit.bots, key=lambda b: (-fit.ratings[b], -tally[b].points, b))
-        rows = []
-        for rank, bot in enumerate(order, start=1):
-            t = tally[bot]
+        """Build the table from results (each match id once); ``bots`` adds bots that have not played."""
+        return cls.from_aggregate(PairingAggregate.from_results(results), bots, prior_sd, anchor)
+
+    @classmethod
+    def from_aggregate(
+        cls,
+        aggregate: PairingAggregate,
+        bots: Sequence[str] = (),
+        prior_sd: float = PRIOR_SD,
+        anchor: float = ANCHOR,
+    ) -> LeagueTable:
+        """Build the table from results summed by pairing; ``bots`` adds bots that have not played."""
+        fit = fit_aggregate(aggregate, prior_sd=prior_sd, anchor=anchor)
+        points = aggregate.points()
+        rows: list[TableRow] = []
+        order = sorted(fit.bots, key=lambda b: (-fit.ratings[b], b))
+        rank, previous = 0, float("inf")
+        for position, bot in enumerate(order, start=1):
+            rating = fit.ratings[bot]
+            if previous - rating > TIE_TOLERANCE:
+                rank = position
+            previous = rating
             low, high = fit.interval(bot)
-            rows.append(
-                TableRow(
-                    rank=rank,
-                    bot=bot,
-                    rating=fit.ratings[bot],
-                    rating_low=low,
-                    rating_high=high,
-                    points=t.points,
-                    matches=t.matches,
-                    wins=t.wins,
-                    average_placing=t.placings / t.matches if t.matches else 0.0,
-                    average_score=t.score / t.matches if t.matches else 0.0,
-                    timeouts=t.timeouts,
-                    forfeits=t.forfeits,
-                )
-            )
-        return cls(tuple(rows), len(rated), len(unique) - len(rated), fit)
+            rows.append(_row(bot, aggregate.bots.get(bot, BotRecord()), points.get(bot, 0.0), rank, rating, low, high))
+        rated = set(fit.bots)
+        for bot in sorted({*bots, *aggregate.bots} - rated):
+            rows.append(_row(bot, aggregate.bots.get(bot, BotRecord()), points.get(bot, 0.0), 0, 0.0, 0.0, 0.0, False))
+        return cls(tuple(rows), aggregate.rated, aggregate.aborted, fit)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (without the covariance matrix)."""
-        return {
-            "rows": [row.to_dict() for row in self.rows],
-            "matches": self.matches,
-            "aborted": self.aborted,
-            "dispersion": self.fit.dispersion,
-        }
+        return {"rows": [row.to_dict() for row in self.rows], "matches": self.matches, "aborted": self.aborted}
 
 
-@dataclasses.dataclass(slots=True)
-class _Tally:
-    matches: int = 0
-    wins: int = 0
-    placings: int = 0
-    score: int = 0
-    timeouts: int = 0
-    forfeits: int = 0
-    points: float = 0.0
+def _row(
+    bot: str,
+    t: BotRecord,
+    points: float,
+    rank: int,
+    rating: float,
+    low: float,
+    high: float,
+    rated: bool = True,
+) -> TableRow:
+    return TableRow(
+        rank=rank,
+        bot=bot,
+        rating=rating,
+        rating_low=low,
+        rating_high=high,
+        points=points,
+        matches=t.matches,
+        wins=t.wins,
+        average_placing=t.placings / t.matches if t.matches else 0.0,
+        average_score=t.score / t.matches if t.matches else 0.0,
+        timeouts=t.timeouts,
+        forfeits=t.forfeits,
+        rated=rated,
+        provisional=t.matches < PROVISIONAL_MATCHES,
+    )

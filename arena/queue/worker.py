@@ -297,7 +297,7 @@ class RefereeWorker:
         is whole, unseal the deal's records. Safe to repeat: a stored result is never replaced."""
         assert held.spec is not None
         stored, deal_results = await self.leagues.record_result(
-            held.league_id, held.match_id, held.spec.deal_id, result, held.entry_id
+            held.league_id, held.match_id, held.spec.deal_id, result, held.entry_id, held.deal_size
         )
         if stored:
             self.results_stored += 1

@@ -11,14 +11,13 @@ import asyncio
 import dataclasses
 import enum
 import secrets
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from arena.errors import ArenaError, echo
 from arena.games.registry import get_game
-from arena.league.elo import EloLadder
-from arena.league.result import MatchResult
+from arena.league.aggregate import PairingAggregate
 from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, match_count, schedule_league
 from arena.league.table import LeagueTable
 from arena.queue.stream import MatchQueue
@@ -32,6 +31,8 @@ MAX_REQUEST_ID = 128
 
 TABLE_CACHE_SIZE = 64
 """Fitted league tables kept (one per league version asked)."""
+REBUILD_ATTEMPTS = 3
+"""Tries at rebuilding a league's pairing aggregate while results keep arriving."""
 
 
 class LeagueNotFoundError(ArenaError, KeyError):
@@ -147,10 +148,9 @@ class LeagueService:
         """Refuses bots that are not registered (for the game); None: any name is taken."""
         self.limits = limits or Limits()
         """The largest league (bots, matches) it schedules."""
-        self._tables: OrderedDict[tuple[str, int], asyncio.Future[tuple[LeagueTable, dict[str, float]]]]
-        self._tables = OrderedDict()
-        """Tables and ratings by (league id, results stored): a league's results only grow, so the
-        count is its version."""
+        self._tables: OrderedDict[tuple[str, int], asyncio.Future[LeagueTable]] = OrderedDict()
+        """Tables by (league id, results stored): a league's results only grow, so the count is its
+        version."""
 
     async def create(
         self, spec: LeagueSpec, time_control: TimeControl, name: str = "", request_id: str = ""
@@ -216,12 +216,14 @@ class LeagueService:
         await self.get(league_id)
         return await self.store.results(league_id)
 
-    async def leaderboard(self, league_id: str) -> tuple[LeagueInfo, LeagueTable, dict[str, float]]:
-        """The league table and the live Elo ratings, both rebuilt from the stored results (the Elo by
-        replaying them in the order they were stored), so neither can miss a result.
+    async def leaderboard(self, league_id: str) -> tuple[LeagueInfo, LeagueTable]:
+        """The league table, fitted from the league's pairing aggregate (the results summed by
+        pairing, which the store updates with every result: see ``LeagueStore.record_result``), so
+        its cost does not grow with the results. An aggregate that has not counted every stored
+        result (a league stored before it existed) is rebuilt from the results, once.
 
         Only whole deals count: a duplicate deal's results are left out until all its rotations are in.
-        Both are computed once per league version (its count of stored results, which only grows),
+        The table is fitted once per league version (its count of stored results, which only grows),
         off the event loop, and kept for the last ``TABLE_CACHE_SIZE`` versions asked of any league;
         callers asking at once share one computation.
         """
@@ -229,27 +231,27 @@ class LeagueService:
         version = (league_id, info.progress.done)
         board = self._tables.get(version)
         if board is None:
-            board = asyncio.ensure_future(self._fit(info, info.progress.done))
+            board = asyncio.ensure_future(self._fit(info))
             self._tables[version] = board
             while len(self._tables) > TABLE_CACHE_SIZE:
                 self._tables.popitem(last=False)
         else:
             self._tables.move_to_end(version)
         try:
-            table, elo = await asyncio.shield(board)
+            table = await asyncio.shield(board)
         except Exception:
             self._tables.pop(version, None)
             raise
-        return info, table, elo
+        return info, table
 
-    async def _fit(self, info: LeagueInfo, count: int) -> tuple[LeagueTable, dict[str, float]]:
-        stored = (await self.store.results(info.league_id))[:count]
-
-        def fit() -> tuple[LeagueTable, dict[str, float]]:
-            results = [MatchResult.from_dict(r) for r in stored]
-            if info.spec.duplicate:
-                per_deal = Counter(r.deal_id for r in results)
-                results = [r for r in results if per_deal[r.deal_id] >= info.spec.players_per_match]
-            return LeagueTable.from_results(results, info.spec.bots), EloLadder.from_results(results).ratings
-
-        return await asyncio.to_thread(fit)
+    async def _fit(self, info: LeagueInfo) -> LeagueTable:
+        deal_size = info.spec.players_per_match if info.spec.duplicate else 1
+        fields, counted = await self.store.pairings(info.league_id)
+        for _ in range(REBUILD_ATTEMPTS):
+            if counted >= info.progress.done:
+                break
+            await self.store.rebuild_pairings(info.league_id, deal_size)
+            fields, counted = await self.store.pairings(info.league_id)
+        return await asyncio.to_thread(
+            lambda: LeagueTable.from_aggregate(PairingAggregate.from_fields(fields), info.spec.bots)
+        )

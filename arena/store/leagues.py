@@ -13,14 +13,18 @@ Keys (JSON values)::
     arena:league:{id}:running          set of match ids being played
     arena:league:{id}:deal:{deal}      list of the deal's match ids whose results are stored
     arena:league:{id}:cancelled        when the league was cancelled (its queued matches are dropped)
-    arena:league:{id}:cancelled        when the league was cancelled (its queued matches are dropped)
+    arena:league:{id}:pairs            hash: the results summed by pairing (arena.league.aggregate's
+                                       fields), whole deals only, plus "#stored": results counted
+    arena:league:{id}:pending:{deal}   the same sums for a duplicate deal not yet whole
     arena:result:{league}:{match}      the match's result, written once (SET NX)
     arena:parked:{bot}                 set of "{league} {match}" waiting for that absent bot to connect
     arena:league-request:{request}     the league a client's create request made (idempotent retries)
 
 Every change of where a match is happens in one script, together with the queue operation it goes
 with: creating a league queues all its matches at once (a league exists whole or not at all); storing
-a result acknowledges its queue entry; parking a match for an absent bot takes it off the queue. So
+a result acknowledges its queue entry and adds it to the pairing aggregate (once its deal is whole:
+the leaderboard counts only whole deals), so the table never needs the results themselves; parking
+a match for an absent bot takes it off the queue. So
 ``reconcile`` can find any open match that is nowhere (lost to a crash of the store's host) and queue
 it again.
 """
@@ -28,17 +32,22 @@ it again.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
 
+from arena.league.aggregate import PairingAggregate, result_fields
+from arena.league.result import MatchResult, unique_results
 from arena.store.redis_stores import PREFIX, key, text
 
 QUEUE_STREAM = key("queue", "matches")
 QUEUE_GROUP = "referees"
 REQUEST_TTL_SECONDS = 7 * 24 * 3600
 """How long a create request's id keeps naming the league it made."""
+STORED_FIELD = "#stored"
+"""The pairing aggregate's count of the stored results it has seen (whole deals or pending)."""
 
 _CREATE = """
 if ARGV[5] ~= '' then
@@ -60,12 +69,36 @@ if ARGV[5] ~= '' then redis.call('SET', KEYS[9], ARGV[4], 'EX', ARGV[5]) end
 return ARGV[4]
 """
 
-_RECORD_RESULT = """
+_BUMP = """
+local function bump(hash, field, deltas)
+  local old = {}
+  local current = redis.call('HGET', hash, field)
+  if current then for x in string.gmatch(current, '%S+') do old[#old + 1] = tonumber(x) end end
+  local out = {}
+  for x in string.gmatch(deltas, '%S+') do out[#out + 1] = string.format('%d', (old[#out + 1] or 0) + tonumber(x)) end
+  redis.call('HSET', hash, field, table.concat(out, ' '))
+end
+"""
+
+_RECORD_RESULT = (
+    _BUMP
+    + """
 local stored = 0
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   redis.call('RPUSH', KEYS[2], ARGV[2])
-  redis.call('RPUSH', KEYS[4], ARGV[2])
+  local deal_results = redis.call('RPUSH', KEYS[4], ARGV[2])
   stored = 1
+  redis.call('HINCRBY', KEYS[9], '#stored', 1)
+  if tonumber(ARGV[6]) <= 1 then
+    for i = 7, #ARGV, 2 do bump(KEYS[9], ARGV[i], ARGV[i + 1]) end
+  else
+    for i = 7, #ARGV, 2 do bump(KEYS[10], ARGV[i], ARGV[i + 1]) end
+    if deal_results >= tonumber(ARGV[6]) then
+      local pending = redis.call('HGETALL', KEYS[10])
+      for i = 1, #pending, 2 do bump(KEYS[9], pending[i], pending[i + 1]) end
+      redis.call('DEL', KEYS[10])
+    end
+  end
 end
 redis.call('SREM', KEYS[5], ARGV[2])
 redis.call('SREM', KEYS[3], ARGV[2])
@@ -77,6 +110,24 @@ end
 if redis.call('SCARD', KEYS[5]) == 0 then redis.call('SREM', KEYS[8], ARGV[5]) end
 return {stored, redis.call('LLEN', KEYS[4])}
 """
+)
+
+_REBUILD_PAIRS = (
+    _BUMP
+    + """
+if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], '#stored', ARGV[1])
+local i = 2
+while i <= #ARGV do
+  local pending, count = ARGV[i], tonumber(ARGV[i + 1])
+  if pending ~= '' then redis.call('DEL', pending) end
+  for j = i + 2, i + 1 + 2 * count, 2 do bump(pending ~= '' and pending or KEYS[1], ARGV[j], ARGV[j + 1]) end
+  i = i + 2 + 2 * count
+end
+return 1
+"""
+)
 
 _PARK = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -116,6 +167,7 @@ class LeagueStore:
         self.group = group
         self._create = client.register_script(_CREATE)
         self._record_result = client.register_script(_RECORD_RESULT)
+        self._rebuild_pairs = client.register_script(_REBUILD_PAIRS)
         self._park = client.register_script(_PARK)
         self._unpark = client.register_script(_UNPARK)
         self._requeue = client.register_script(_REQUEUE)
@@ -203,10 +255,20 @@ class LeagueStore:
         await self.r.srem(self._key(league_id, "running"), match_id)
 
     async def record_result(
-        self, league_id: str, match_id: str, deal_id: str, result: Mapping[str, Any], entry_id: str = ""
+        self,
+        league_id: str,
+        match_id: str,
+        deal_id: str,
+        result: Mapping[str, Any],
+        entry_id: str = "",
+        deal_size: int = 1,
     ) -> tuple[bool, int]:
-        """Store the match's result unless one is stored already, and acknowledge its queue entry, in one
-        step. Returns whether this call stored it, and how many of its deal's results are stored now."""
+        """Store the match's result unless one is stored already, add it to the league's pairing
+        aggregate (held apart until ``deal_size`` results of its deal are stored), and acknowledge its
+        queue entry, in one step. Returns whether this call stored it, and how many of its deal's
+        results are stored now. An empty ``result`` only finishes a step whose result is stored already.
+        """
+        increment = result_fields(MatchResult.from_dict(result)) if result else {}
         stored, deal_results = await self._record_result(
             keys=[
                 key("result", f"{league_id}:{match_id}"),
@@ -217,10 +279,53 @@ class LeagueStore:
                 self._key(league_id, "where"),
                 self.stream,
                 key("leagues", "active"),
+                self._key(league_id, "pairs"),
+                self._key(league_id, f"pending:{deal_id}"),
             ],
-            args=[json.dumps(result), match_id, self.group, entry_id, league_id],
+            args=[
+                json.dumps(result),
+                match_id,
+                self.group,
+                entry_id,
+                league_id,
+                str(deal_size),
+                *(item for pair in increment.items() for item in pair),
+            ],
         )
         return bool(stored), int(deal_results)
+
+    async def pairings(self, league_id: str) -> tuple[dict[str, str], int]:
+        """The league's pairing aggregate (whole deals only) in its stored form, and how many stored
+        results it has counted; compare with ``progress``'s done: if they differ, ``rebuild_pairings``."""
+        fields = {text(f): text(v) for f, v in (await self.r.hgetall(self._key(league_id, "pairs"))).items()}
+        counted = int(fields.pop(STORED_FIELD, "0"))
+        return fields, counted
+
+    async def rebuild_pairings(self, league_id: str, deal_size: int = 1) -> bool:
+        """Recompute the pairing aggregate from the stored results (for a league stored before the
+        aggregate existed, or after any loss). Returns False, changing nothing, if a result arrived
+        meanwhile (call again)."""
+        stored = await self.results(league_id)
+        whole = PairingAggregate()
+        pending: dict[str, PairingAggregate] = {}
+        per_deal = Counter(str(r.get("deal_id")) for r in stored)
+        for raw in unique_results(MatchResult.from_dict(r) for r in stored):
+            deal = str(raw.deal_id)
+            if deal_size <= 1 or per_deal[deal] >= deal_size:
+                whole.add(raw)
+            else:
+                pending.setdefault(deal, PairingAggregate()).add(raw)
+        args: list[str] = [str(len(stored))]
+        for target, aggregate in [
+            ("", whole),
+            *((self._key(league_id, f"pending:{d}"), a) for d, a in pending.items()),
+        ]:
+            fields = aggregate.to_fields()
+            args += [target, str(len(fields)), *(item for pair in fields.items() for item in pair)]
+        done = await self._rebuild_pairs(
+            keys=[self._key(league_id, "pairs"), self._key(league_id, "results")], args=args
+        )
+        return bool(done)
 
     async def park_many(self, matches: Sequence[tuple[str, str, str, str]]) -> list[bool]:
         """Take each (league, match, queue entry, bot) off the queue until that bot connects

@@ -90,8 +90,9 @@ class LeagueServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetLeaderboard(self, request, context):
-        """The league table: maximum-likelihood ratings with 95% intervals, live Elo, and per-bot figures.
-        Rebuilt from the stored results at every call.
+        """The league table: maximum-likelihood ratings with 95% intervals, ranks, and per-bot figures.
+        Fitted from the league's results summed by pairing (kept beside them in the store), so its
+        cost grows with the bots and pairings, not with the results.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

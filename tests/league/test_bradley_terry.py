@@ -59,7 +59,6 @@ def test_recovers_the_true_order_and_anchors_the_mean() -> None:
     fit = fit_bradley_terry(_two_player(rng, TRUE, 60))
     assert sorted(fit.ratings, key=fit.ratings.__getitem__) == sorted(TRUE, key=TRUE.__getitem__)
     assert np.mean(list(fit.ratings.values())) == pytest.approx(ANCHOR, abs=1e-6)
-    assert fit.dispersion == pytest.approx(1.0, abs=0.2)
     for bot, rating in TRUE.items():
         low, high = fit.interval(bot)
         assert low < fit.ratings[bot] < high
@@ -70,8 +69,8 @@ def test_recovers_the_order_from_four_player_matches() -> None:
     rng = np.random.default_rng(7)
     fit = fit_bradley_terry(_k_player(rng, TRUE, 4, 60))
     assert sorted(fit.ratings, key=fit.ratings.__getitem__) == sorted(TRUE, key=TRUE.__getitem__)
-    # Weighted pairs of one Gumbel race: the dispersion is about (k+1)/(3(k-1)) = 5/9.
-    assert 0.4 < fit.dispersion < 0.75
+    for bot, rating in TRUE.items():
+        assert abs(rating - fit.ratings[bot]) < 3 * fit.stderr(bot)
 
 
 def test_intervals_cover_about_95_percent_two_players() -> None:
@@ -97,8 +96,9 @@ def test_perfect_record_stays_finite_with_a_wide_interval() -> None:
     assert high - low > 400
 
 
-def test_shared_deal_luck_lowers_the_dispersion() -> None:
-    """Duplicate deals: two equal bots, each deal strongly favours one seat and is played both ways."""
+def test_deals_change_neither_ratings_nor_intervals() -> None:
+    """Duplicate deals: the fit sums results by pairing, so grouping into deals changes nothing
+    (the weights are fixed by the table size; the deal's cancelled luck only makes them safe)."""
     rng = np.random.default_rng(99)
     paired, unpaired = [], []
     for deal in range(300):
@@ -111,15 +111,12 @@ def test_shared_deal_luck_lowers_the_dispersion() -> None:
             unpaired.append(MatchResult(match, bots, (0, 0), placings))
     with_deals, without = fit_bradley_terry(paired), fit_bradley_terry(unpaired)
     assert with_deals.ratings == without.ratings
-    assert with_deals.dispersion < 0.6
-    assert without.dispersion > 0.8
-    assert with_deals.difference("a", "b")[1] < without.difference("a", "b")[1]
+    assert with_deals.difference("a", "b") == without.difference("a", "b")
 
 
 def test_bots_without_results_and_no_results() -> None:
     fit = fit_bradley_terry([], bots=("a", "b"))
-    assert fit.ratings == {"a": ANCHOR, "b": ANCHOR}
-    assert fit.interval("a")[1] - fit.interval("a")[0] > 400
+    assert fit.bots == () and fit.ratings == {}
     assert fit_bradley_terry([]).bots == ()
 
 
@@ -132,5 +129,4 @@ def test_a_few_cancelling_deals_do_not_give_a_zero_width_interval() -> None:
     ]
     fit = fit_bradley_terry(results)
     assert fit.ratings["a"] == pytest.approx(fit.ratings["b"])
-    assert 0.1 < fit.dispersion < 0.3
-    assert fit.difference("a", "b")[1] > 20
+    assert fit.difference("a", "b")[1] > 60

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.exceptions import RedisError
 
+from arena.league.table import LeagueTable
 from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
 from arena.service.leagues import LeagueService
@@ -43,3 +44,14 @@ async def wait_done(service: LeagueService, league_id: str, seconds: float) -> N
                 return
         await asyncio.sleep(0.1)
     raise AssertionError(f"league {league_id} not done in {seconds} s: {(await service.get(league_id)).progress}")
+
+
+def assert_same_table(table: LeagueTable, other: LeagueTable) -> None:
+    """The two tables agree: the same rows, counts exactly, ratings to a millionth of a point."""
+    assert [(r.bot, r.rank, r.rated, r.matches, r.wins, r.points, r.timeouts) for r in table.rows] == [
+        (r.bot, r.rank, r.rated, r.matches, r.wins, r.points, r.timeouts) for r in other.rows
+    ]
+    for row, twin in zip(table.rows, other.rows, strict=True):
+        assert (row.rating, row.rating_low, row.rating_high) == pytest.approx(
+            (twin.rating, twin.rating_low, twin.rating_high), abs=1e-6
+        )

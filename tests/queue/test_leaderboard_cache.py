@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
 
+from arena.league.aggregate import PairingAggregate
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec
 from arena.league.table import LeagueTable
@@ -39,14 +40,13 @@ async def test_the_leaderboard_is_fitted_once_per_league_version(
     await leagues.create(spec, TimeControl())
     stub = league_pb2_grpc.LeagueServiceStub(arena.channel)
     fits: list[int] = []
-    original = LeagueTable.from_results.__func__  # type: ignore[attr-defined]
+    original = LeagueTable.from_aggregate.__func__  # type: ignore[attr-defined]
 
-    def counting(cls: type[LeagueTable], results: Iterable[MatchResult], bots: Sequence[str] = (), **kw: Any) -> Any:
-        results = list(results)
-        fits.append(len(results))
-        return original(cls, results, bots, **kw)
+    def counting(cls: type[LeagueTable], aggregate: PairingAggregate, bots: Sequence[str] = (), **kw: Any) -> Any:
+        fits.append(aggregate.rated)
+        return original(cls, aggregate, bots, **kw)
 
-    monkeypatch.setattr(LeagueTable, "from_results", classmethod(counting))
+    monkeypatch.setattr(LeagueTable, "from_aggregate", classmethod(counting))
 
     async def board() -> league_pb2.GetLeaderboardResponse:
         return await stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id="Lcache"))

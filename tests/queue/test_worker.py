@@ -108,9 +108,10 @@ async def test_a_match_that_runs_twice_is_counted_once(arena: Arena, store: tupl
     # The same matches queued again, as after a redelivery: each result is still stored once.
     for match_id in ids:
         await queue.r.xadd(queue.stream, {"league": "L3", "match": match_id})
-    first = {"result": {"match_id": ids[0], "note": "stored by an earlier run"}}
+    earlier = {"match_id": ids[0], "bots": ["x", "y"], "scores": [1, 0], "placings": [1, 2]}
+    first = {"result": earlier | {"note": "stored by an earlier run"}}
     assert await leagues.record_result("L3", ids[0], "L3-d0", first["result"]) == (True, 1)
-    assert await leagues.record_result("L3", ids[0], "L3-d0", {"match_id": ids[0], "note": "second"}) == (False, 1)
+    assert await leagues.record_result("L3", ids[0], "L3-d0", earlier | {"note": "second"}) == (False, 1)
     worker = RefereeWorker(queue, leagues, arena.node.matches, "node-3", lease_seconds=5)
     state = {"depth": 1}
 

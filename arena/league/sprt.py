@@ -1,0 +1,223 @@
+"""The sequential probability ratio test "is the candidate better than the baseline?", pure.
+
+Hypotheses on the candidate's Elo advantage in head-to-head play (logistic Elo: an advantage of
+``E`` means an expected score ``s = 1/(1 + 10^(-E/400))`` per game against the baseline):
+``H0: E = elo0`` against ``H1: E = elo1`` (``elo1 > elo0``), with error rates ``alpha`` (accepting
+H1 when H0 holds) and ``beta`` (rejecting H1 when it holds). Results arrive in *units*, each with
+a score in ``[0, 1]``:
+
+- 2 players, duplicate pairs (:data:`PENTANOMIAL`): one deal played twice with the seats swapped;
+  the unit's score is the candidate's points over both games, halved (0, ¼, ½, ¾ or 1), so the
+  deal's luck cancels as in fishtest's pentanomial model;
+- k players (:data:`TRINOMIAL`): one match with both versions at the table (and fixed fillers);
+  the unit's score is 1 if the candidate placed above the baseline, ½ if level, 0 below.
+
+The log-likelihood ratio is the generalised SPRT of fishtest (M. Van den Bergh): the outcome
+frequencies are fitted twice by maximum likelihood, once under each hypothesis's mean score, and
+``LLR = N · Σ p̂ᵢ log(p₁ᵢ / p₀ᵢ)``. So no variance or draw rate is assumed: the data's own spread
+(low for duplicate pairs) sets the pace. The test stops when the LLR leaves
+``(log(β/(1-α)), log((1-β)/α))``: above, H1 is accepted ("better"); below, rejected.
+
+:func:`estimate` gives the Elo difference with a 95% interval (normal on the mean score, mapped to
+Elo) and the likelihood of superiority ``LOS = Φ((s̄ - ½)/se)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+import statistics
+from collections.abc import Sequence
+
+PENTANOMIAL: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Unit scores of a duplicate pair (2 players): the candidate's points over both games, halved."""
+TRINOMIAL: tuple[float, ...] = (0.0, 0.5, 1.0)
+"""Unit scores of one k-player match: the candidate below, level with, or above the baseline."""
+REGULARISATION = 1e-3
+"""Added to empty outcome counts, so that a one-sided start still has a finite LLR (as fishtest)."""
+
+
+class SprtError(ValueError):
+    """Parameters that make no test (the message names them)."""
+
+
+class Decision(enum.Enum):
+    """Where the test stands."""
+
+    CONTINUE = "continue"
+    ACCEPT = "accept"
+    """H1: the candidate is better (by elo1)."""
+    REJECT = "reject"
+    """H0: it is not (by more than elo0)."""
+
+
+def score_of_elo(elo: float) -> float:
+    """The expected score per game of an advantage of ``elo`` (logistic Elo)."""
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+
+
+def elo_of_score(score: float) -> float:
+    """The Elo advantage of an expected score (±inf at 1 and 0)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Sprt:
+    """A test's hypotheses and error rates (see the module docstring)."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1)) or self.elo1 <= self.elo0:
+            raise SprtError(f"elo1 must be above elo0: elo0 {self.elo0:g}, elo1 {self.elo1:g}")
+        if max(abs(self.elo0), abs(self.elo1)) >= 1000:
+            raise SprtError(f"elo0 and elo1 must be within ±1000: {self.elo0:g}, {self.elo1:g}")
+        for name, value in (("alpha", self.alpha), ("beta", self.beta)):
+            if not 0.0 < value < 0.5:
+                raise SprtError(f"{name} must be between 0 and 0.5, not {value:g}")
+
+    @property
+    def lower(self) -> float:
+        """The LLR at or below which H1 is rejected: ``log(β/(1-α))``."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """The LLR at or above which H1 is accepted: ``log((1-β)/α)``."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    def llr(self, tally: Tally) -> float:
+        """The generalised log-likelihood ratio of H1 against H0 for these units."""
+        n = tally.units
+        if n == 0:
+            return 0.0
+        counts = [c if c > 0 else REGULARISATION for c in tally.counts]
+        total = sum(counts)
+        p = [c / total for c in counts]
+        scores = tally.scores
+        p0 = _constrained(p, scores, score_of_elo(self.elo0))
+        p1 = _constrained(p, scores, score_of_elo(self.elo1))
+        return n * sum(pi * math.log(a / b) for pi, a, b in zip(p, p1, p0, strict=True) if pi > 0.0)
+
+    def decide(self, tally: Tally) -> Decision:
+        """Accept, reject, or go on."""
+        llr = self.llr(tally)
+        if llr >= self.upper:
+            return Decision.ACCEPT
+        if llr <= self.lower:
+            return Decision.REJECT
+        return Decision.CONTINUE
+
+
+@dataclasses.dataclass(slots=True)
+class Tally:
+    """Counts of units by score (``scores`` is :data:`PENTANOMIAL` or :data:`TRINOMIAL`)."""
+
+    scores: tuple[float, ...]
+    counts: list[int] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.counts:
+            self.counts = [0] * len(self.scores)
+        if len(self.counts) != len(self.scores):
+            raise SprtError(f"{len(self.counts)} counts for {len(self.scores)} outcomes")
+
+    @classmethod
+    def pentanomial(cls) -> Tally:
+        """An empty tally of duplicate pairs."""
+        return cls(PENTANOMIAL)
+
+    @classmethod
+    def trinomial(cls) -> Tally:
+        """An empty tally of k-player matches."""
+        return cls(TRINOMIAL)
+
+    @property
+    def units(self) -> int:
+        """Units counted."""
+        return sum(self.counts)
+
+    def add(self, score: float) -> None:
+        """Count one unit of this score (one of ``scores``)."""
+        for i, s in enumerate(self.scores):
+            if abs(s - score) < 1e-9:
+                self.counts[i] += 1
+                return
+        raise SprtError(f"a unit score must be one of {self.scores}, not {score!r}")
+
+    def mean(self) -> float:
+        """The mean unit score (½ if empty)."""
+        n = self.units
+        return sum(c * s for c, s in zip(self.counts, self.scores, strict=True)) / n if n else 0.5
+
+    def variance(self) -> float:
+        """The variance of one unit's score."""
+        n = self.units
+        if n == 0:
+            return 0.0
+        mean = self.mean()
+        return sum(c * (s - mean) ** 2 for c, s in zip(self.counts, self.scores, strict=True)) / n
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Estimate:
+    """The candidate's Elo advantage over the baseline, per game, with a 95% interval, and LOS."""
+
+    elo: float
+    low: float
+    high: float
+    los: float
+    """Likelihood of superiority: the probability that the candidate is the stronger."""
+
+
+def estimate(tally: Tally, level: float = 0.95) -> Estimate:
+    """The Elo difference and its interval from the mean unit score, and the LOS."""
+    n = tally.units
+    mean = tally.mean()
+    se = math.sqrt(tally.variance() / n) if n else math.inf
+    z = statistics.NormalDist().inv_cdf(0.5 + level / 2.0)
+    low, high = (-math.inf, math.inf) if not math.isfinite(se) else (mean - z * se, mean + z * se)
+    if se == 0.0:
+        los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    elif math.isfinite(se):
+        los = statistics.NormalDist().cdf((mean - 0.5) / se)
+    else:
+        los = 0.5
+    return Estimate(elo_of_score(mean), elo_of_score(low), elo_of_score(high), los)
+
+
+def _constrained(p: Sequence[float], scores: Sequence[float], mean: float) -> list[float]:
+    """The frequencies nearest ``p`` (maximum likelihood) whose mean score is ``mean``:
+    ``pᵢ / (1 + λ(sᵢ - mean))`` with λ solving ``Σ pᵢ (sᵢ - mean) / (1 + λ(sᵢ - mean)) = 0``."""
+    d = [s - mean for s in scores]
+    lo = max((-1.0 / x for x in d if x > 0), default=-1e9)  # keep every 1 + λ·d positive
+    hi = min((-1.0 / x for x in d if x < 0), default=1e9)
+
+    def f(lam: float) -> float:  # decreasing in λ
+        return sum(pi * x / (1.0 + lam * x) for pi, x in zip(p, d, strict=True))
+
+    # Newton's method from λ = 0, kept inside a shrinking bracket (bisecting when it would leave it).
+    a, b = lo + 1e-12 * (hi - lo), hi - 1e-12 * (hi - lo)
+    lam = 0.0
+    for _ in range(100):
+        value = f(lam)
+        if value > 0.0:
+            a = lam
+        else:
+            b = lam
+        slope = -sum(pi * x * x / (1.0 + lam * x) ** 2 for pi, x in zip(p, d, strict=True))
+        step = lam - value / slope if slope < 0.0 else 0.5 * (a + b)
+        if abs(value) < 1e-13:
+            break
+        lam = step if a < step < b else 0.5 * (a + b)
+    q = [pi / (1.0 + lam * x) for pi, x in zip(p, d, strict=True)]
+    total = sum(q)
+    return [x / total for x in q]
