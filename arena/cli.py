@@ -157,6 +157,31 @@ def _match(args: argparse.Namespace) -> int:
     )
 
 
+def _sprt(args: argparse.Namespace) -> int:
+    from arena.league.sprt import Sprt, SprtError
+    from arena.sprt_client import SprtPlan, SprtRunError, exit_status, print_report, run_sprt
+
+    try:
+        plan = SprtPlan(
+            game=args.game,
+            candidate=args.candidate,
+            baseline=args.baseline,
+            test=Sprt(args.elo0, args.elo1, args.alpha, args.beta),
+            players=args.players,
+            fillers=tuple(args.filler),
+            concurrency=args.concurrency,
+            max_matches=args.max_matches,
+            decision_seconds=args.decision_seconds,
+            bank_seconds=args.bank_seconds,
+            options=dict(option.split("=", 1) for option in args.option),
+        )
+        report = run_sprt(args.server, _admin_token(args), plan, _tls(args), sys.stderr if args.progress else None)
+    except (SprtError, SprtRunError) as error:
+        raise OperatorError(str(error)) from None
+    print_report(plan, report, sys.stdout)
+    return exit_status(report)
+
+
 def _bot(args: argparse.Namespace) -> int:
     from arena_bot.__main__ import main as bot_main
 
@@ -514,6 +539,36 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--bank-seconds", type=float, default=10.0)
     _client_options(match)
     match.set_defaults(handler=_match)
+
+    sprt = sub.add_parser(
+        "sprt",
+        help="is the candidate better than the baseline? play them until a sequential test decides",
+        description="Play CANDIDATE against BASELINE (connected bots; a@v2 is version v2 of bot a) until the "
+        "log-likelihood ratio of H1 (Elo advantage elo1) against H0 (elo0) leaves its bounds; print accept or "
+        "reject, the LLR and its bounds, the matches, the Elo difference with its 95%% interval and the LOS. "
+        "2 players: duplicate pairs (one deal, both seat orders, sealed until both end); more: both at one table "
+        "with the --filler bots. Exit status 0 when decided, 3 when --max-matches ends it undecided.",
+    )
+    _game_option(sprt, default_game)
+    sprt.add_argument("--candidate", required=True, metavar="BOT", help="the new version, e.g. a@v2")
+    sprt.add_argument("--baseline", required=True, metavar="BOT", help="the version to beat, e.g. a@v1")
+    sprt.add_argument("--elo0", type=float, default=0.0, help="H0's Elo advantage (default 0)")
+    sprt.add_argument("--elo1", type=float, required=True, help="H1's Elo advantage, above elo0")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false acceptance rate (default 0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false rejection rate (default 0.05)")
+    sprt.add_argument("--players", type=_at_least(2), default=2, help="players a match (default 2)")
+    sprt.add_argument(
+        "--filler", action="append", default=[], metavar="BOT", help="a connected bot completing the table "
+        "(players - 2 of them; repeat the option); required beyond 2 players"
+    )  # fmt: skip
+    sprt.add_argument("--concurrency", type=_at_least(1), default=4, help="units played at once (default 4)")
+    sprt.add_argument("--max-matches", type=_at_least(2), default=20_000, help="stop undecided after this many")
+    sprt.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rules option")
+    sprt.add_argument("--decision-seconds", type=float, default=1.0)
+    sprt.add_argument("--bank-seconds", type=float, default=10.0)
+    sprt.add_argument("--progress", action="store_true", help="print the LLR after every unit (stderr)")
+    _client_options(sprt)
+    sprt.set_defaults(handler=_sprt)
 
     token = sub.add_parser("token", help="an admin's bot tokens: revoke or rotate")
     token_sub = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")

@@ -33,7 +33,7 @@ from arena.service.limits import (
     TokenBucket,
     peer_address,
 )
-from arena.service.matches import ListPosition
+from arena.service.matches import MATCH_ID, ListPosition
 from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive, TooManyErrorsError
 from arena.store.match_index import MatchQuery
 from arena.v1 import (
@@ -56,6 +56,8 @@ UNDECODABLE_CLOSE = "undecodable message"
 """How the close reason of a stream ended by bytes that are not a ConnectRequest begins."""
 MAX_PAGE_SIZE = 500
 """The most summaries one ListMatches answer holds, whatever the page size asked."""
+MAX_SEAL_SIZE = 16
+"""Matches one StartMatch seal may hold (the rotations of one duplicate deal)."""
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -305,6 +307,19 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         get_game(request.game)
+        seal = None
+        if request.seal or request.seal_size:
+            if not MATCH_ID.fullmatch(request.seal):
+                await context.abort(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"invalid seal {echo(request.seal)}: use 1-128 letters, digits, '.', '_' or '-'",
+                )
+            if not 2 <= request.seal_size <= MAX_SEAL_SIZE:
+                await context.abort(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"seal_size must be 2 to {MAX_SEAL_SIZE} with a seal, not {request.seal_size}",
+                )
+            seal = f"start:{request.seal}"  # never a league's deal id
         await self.node.registry.check_plays(request.bot_names, request.game)
         match_id = await self.node.matches.start(
             request.game,
@@ -313,6 +328,8 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             options=wire_common.options_from_proto(request.options),
             time_control=tc,
             deck=list(request.deck) or None,
+            seal=seal,
+            seal_size=request.seal_size if seal else 0,
         )
         return match_pb2.StartMatchResponse(match_id=match_id)
 

@@ -15,7 +15,8 @@ a score in ``[0, 1]``:
 The log-likelihood ratio is the generalised SPRT of fishtest (M. Van den Bergh): the outcome
 frequencies are fitted twice by maximum likelihood, once under each hypothesis's mean score, and
 ``LLR = N · Σ p̂ᵢ log(p₁ᵢ / p₀ᵢ)``. So no variance or draw rate is assumed: the data's own spread
-(low for duplicate pairs) sets the pace. The test stops when the LLR leaves
+(low for duplicate pairs) sets the pace. ``p̂`` includes ``PRIOR_UNITS`` pseudo-units (see there),
+which keep the first few units from deciding on a spread they cannot yet show. The test stops when the LLR leaves
 ``(log(β/(1-α)), log((1-β)/α))``: above, H1 is accepted ("better"); below, rejected.
 
 :func:`estimate` gives the Elo difference with a 95% interval (normal on the mean score, mapped to
@@ -36,6 +37,11 @@ TRINOMIAL: tuple[float, ...] = (0.0, 0.5, 1.0)
 """Unit scores of one k-player match: the candidate below, level with, or above the baseline."""
 REGULARISATION = 1e-3
 """Added to empty outcome counts, so that a one-sided start still has a finite LLR (as fishtest)."""
+PRIOR_UNITS = 8.0
+"""Pseudo-units added to the frequencies the LLR is fitted to, spread as independent undrawn
+games at an even score would fall (pentanomial ¼, 0, ½, 0, ¼; trinomial ½, 0, ½). Without them
+a start of a few identical units (say three pairs of one win each) has a variance near zero and an
+LLR that leaps to a bound: simulated error rates then exceed α and β. Their weight fades as 8/N."""
 
 
 class SprtError(ValueError):
@@ -99,7 +105,8 @@ class Sprt:
         n = tally.units
         if n == 0:
             return 0.0
-        counts = [c if c > 0 else REGULARISATION for c in tally.counts]
+        counts = [c + PRIOR_UNITS * r for c, r in zip(tally.counts, _reference(tally.scores), strict=True)]
+        counts = [c if c > 0 else REGULARISATION for c in counts]
         total = sum(counts)
         p = [c / total for c in counts]
         scores = tally.scores
@@ -192,6 +199,14 @@ def estimate(tally: Tally, level: float = 0.95) -> Estimate:
     else:
         los = 0.5
     return Estimate(elo_of_score(mean), elo_of_score(low), elo_of_score(high), los)
+
+
+def _reference(scores: Sequence[float]) -> list[float]:
+    """Independent undrawn games at an even score: the mass at the extreme and middle outcomes."""
+    pair = len(scores) == len(PENTANOMIAL)  # a pair of undrawn games: one win each half the time
+    weights = [1.0 if s in (0.0, 1.0) else 2.0 if pair and s == 0.5 else 0.0 for s in scores]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 def _constrained(p: Sequence[float], scores: Sequence[float], mean: float) -> list[float]:

@@ -12,8 +12,9 @@ from typing import Protocol
 from arena.errors import ArenaError, UnknownGameError, echo
 from arena.games.registry import GAMES
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-"""A bot name, matched in full (``fullmatch``: no trailing newline). Unique regardless of case."""
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:@[A-Za-z0-9][A-Za-z0-9_.-]{0,31})?")
+"""A bot name, matched in full (``fullmatch``: no trailing newline). Unique regardless of case.
+``name@version`` (one ``@``, a version of up to 32 characters) names a version of bot ``name``."""
 
 
 class AuthError(ArenaError):
@@ -165,7 +166,7 @@ class BotRegistry:
         if not NAME_PATTERN.fullmatch(name):
             raise InvalidNameError(
                 f"invalid bot name {echo(name)}: use 1-64 letters, digits, '.', '_' or '-', "
-                "starting with a letter or digit"
+                "starting with a letter or digit, optionally followed by @version (1-32 of the same)"
             )
         plays = registered_games(games)
         token = self.make_token()

@@ -218,6 +218,8 @@ class MatchManager:
         """Set on a node with Redis: a bot's matches at once are counted over every node."""
         self.running: dict[str, RunningMatch] = {}
         self._chores: set[asyncio.Task[None]] = set()
+        self._seals: dict[str, list[int]] = {}
+        """Seals that release themselves: seal -> [matches it holds, matches ended so far]."""
 
     async def start(
         self,
@@ -229,11 +231,13 @@ class MatchManager:
         match_id: str | None = None,
         deck: Sequence[str] | None = None,
         seal: str | None = None,
+        seal_size: int = 0,
     ) -> str:
         """Start a match between connected bots (seat order as given); returns its id.
 
         A ``seal`` (a duplicate deal's rotations share one) withholds the match from spectators and
         its record from everyone until ``unseal(seal)``: the other rotations play the same cards.
+        With a ``seal_size``, the seal releases itself once that many matches under it have ended.
 
         A bot connected to another node of the arena plays through that node (``relay``); this node
         checks its own bots' free slots, and trusts the others' nodes to keep theirs.
@@ -278,6 +282,8 @@ class MatchManager:
                 seats.append(self.hub.seat_for(name, match_id, index, tc.grace_seconds))
         setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
         match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
+        if seal is not None and seal_size > 0:
+            self._seals.setdefault(seal, [seal_size, 0])
         task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
         self.running[match_id] = RunningMatch(setup, task, seats, match, seal)
         return match_id
@@ -305,6 +311,12 @@ class MatchManager:
 
     async def _keep(self, record: MatchRecord, seal: str | None) -> None:
         await (self.store.save(record) if seal is None else self.store.hold(seal, record))
+        counts = self._seals.get(seal) if seal is not None else None
+        if seal is not None and counts is not None:
+            counts[1] += 1
+            if counts[1] >= counts[0]:
+                del self._seals[seal]
+                await self.unseal(seal)
 
     def _chore(self, work: Coroutine[Any, Any, None]) -> None:
         """Run a store write in the background (it must not hold up, or be cancelled with, a match)."""

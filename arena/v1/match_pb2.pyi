@@ -91,12 +91,23 @@ class StartMatchRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     DECK_FIELD_NUMBER: _builtins.int
+    SEAL_FIELD_NUMBER: _builtins.int
+    SEAL_SIZE_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """The game, by registry name (e.g. "5211")."""
     seed: _builtins.int
     """The seed that shuffles the deck(s); unset = the server picks one (recorded in the MatchRecord).
     Never sent to bots.
     """
+    seal: _builtins.str
+    """Set for the rotations of one duplicate deal (the same seed or deck, seats rotated), with
+    `seal_size` the number of rotations: each is hidden from spectators (WatchMatch) and its record
+    from everyone (GetMatchRecord) until `seal_size` matches started under this
+    seal have ended, so no bot can read the cards from a rotation that ended first. 1-128 letters,
+    digits, '.', '_' or '-'. Empty = not sealed.
+    """
+    seal_size: _builtins.int
+    """How many matches the seal holds (2 to 16); required with `seal`."""
     @_builtins.property
     def bot_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Registered bot names in seat order; the number of names is the number of players. A bot may
@@ -133,10 +144,12 @@ class StartMatchRequest(_message.Message):
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         time_control: _common_pb2.TimeControl | None = ...,
         deck: _abc.Iterable[_builtins.str] | None = ...,
+        seal: _builtins.str = ...,
+        seal_size: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_names", b"bot_names", "deck", b"deck", "game", b"game", "options", b"options", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_names", b"bot_names", "deck", b"deck", "game", b"game", "options", b"options", "seal", b"seal", "seal_size", b"seal_size", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

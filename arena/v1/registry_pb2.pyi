@@ -77,8 +77,9 @@ class RegisterBotRequest(_message.Message):
     GAMES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The bot's unique name: 1 to 64 characters, letters, digits, '-', '_' and '.', starting with a
-    letter or digit; the whole value must match (no trailing newline or space). Unique regardless of
-    case.
+    letter or digit, optionally followed by '@' and a version of 1 to 32 such characters ("a@v2" is
+    version v2 of bot a); the whole value must match (no trailing newline or space). Unique
+    regardless of case.
     """
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
