@@ -76,6 +76,9 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py --game azul --option wall=grey --observe --target 150
 	$(PY) benchmarks/bench_stack.py
 	$(PY) benchmarks/bench_duplicate.py
+	$(PY) benchmarks/bench_calibration.py
+	$(PY) benchmarks/bench_leaderboard.py
+	$(PY) benchmarks/bench_sprt.py
 	$(PY) benchmarks/bench_heuristic.py
 	$(PY) benchmarks/bench_heuristic.py --game coloretto --players 3 4 5
 	$(PY) benchmarks/bench_heuristic.py --game azul --players 2 3 4

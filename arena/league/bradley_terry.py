@@ -127,8 +127,9 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
     theta = model.maximum()
     hessian = model.hessian(theta)
     inverse = np.linalg.inv(hessian) if n else np.zeros((0, 0))
-    centre = np.eye(n) - np.full((n, n), 1.0 / n) if n else np.zeros((0, 0))
-    centred = centre @ inverse @ centre
+    # Relative to the average: C H⁻¹ C with C = I - J/n, which is H⁻¹ - J/(n·precision) because the
+    # Laplacian part of H annihilates the constant vector (H·1 = precision·1).
+    centred = inverse - 1.0 / (n * precision) if n else inverse
     low, high = model.profile_bounds(theta, np.diag(hessian) * np.diag(centred), _z(LEVEL))
     rating = anchor + ELO_PER_NATURAL * theta
     return BradleyTerryFit(
@@ -171,16 +172,43 @@ class _Model:
         np.add.at(m, (self.b, self.a), -c)
         return m
 
+    def apply(self, c: FloatArray, v: FloatArray) -> FloatArray:
+        """``H·v`` for the Hessian with pair curvatures ``c``, without forming it (O(pairs))."""
+        flow = c * (v[self.a] - v[self.b])
+        return self.precision * v + np.bincount(self.a, flow, self.n) - np.bincount(self.b, flow, self.n)
+
+    def solve(self, c: FloatArray, rhs: FloatArray) -> FloatArray:
+        """``H⁻¹·rhs`` by conjugate gradients preconditioned by the diagonal (H is positive definite)."""
+        diagonal = self.precision + np.bincount(self.a, c, self.n) + np.bincount(self.b, c, self.n)
+        x = np.zeros(self.n)
+        r = rhs.copy()
+        z = r / diagonal
+        p = z.copy()
+        rz = float(r @ z)
+        limit = 1e-24 * max(float(rhs @ rhs), 1e-300)
+        for _ in range(10 * self.n + 100):
+            if float(r @ r) <= limit:
+                break
+            hp = self.apply(c, p)
+            step = rz / float(p @ hp)
+            x += step * p
+            r -= step * hp
+            z = r / diagonal
+            rz, previous = float(r @ z), rz
+            p = z + (rz / previous) * p
+        return x
+
     def maximum(self) -> FloatArray:
-        """The maximum of the log-posterior (strictly concave, so Newton with halving converges)."""
+        """The maximum of the log-posterior (strictly concave, so Newton with halving converges);
+        each Newton step is solved by conjugate gradients, so a step costs O(pairs), not O(bots³)."""
         theta = np.zeros(self.n)
         value = self.value(theta)
         for _ in range(200):
-            residual = self.wins - self.games * _sigmoid(theta[self.a] - theta[self.b])
+            p = _sigmoid(theta[self.a] - theta[self.b])
+            residual = self.wins - self.games * p
             gradient = -self.precision * theta
-            np.add.at(gradient, self.a, residual)
-            np.add.at(gradient, self.b, -residual)
-            step = np.linalg.solve(self.hessian(theta), gradient)
+            gradient += np.bincount(self.a, residual, self.n) - np.bincount(self.b, residual, self.n)
+            step = self.solve(self.games * p * (1.0 - p), gradient)
             scale = 1.0
             while True:
                 candidate = theta + scale * step
@@ -193,36 +221,53 @@ class _Model:
                 break
         return theta
 
-    def _own(self, theta: FloatArray, shift: FloatArray) -> FloatArray:
-        """Each bot's log-posterior terms with its own θ moved by ``shift`` (the others' fixed)."""
+    def _own(self, theta: FloatArray, shift: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Each bot's log-posterior terms with its own θ moved by ``shift`` (the others' fixed), and
+        their derivative in the shift."""
         base = theta[self.a] - theta[self.b]
-        out = -0.5 * self.precision * (theta + shift) ** 2
-        out += np.bincount(self.a, self._pair_loglik(base + shift[self.a]), minlength=self.n)
-        out += np.bincount(self.b, self._pair_loglik(base - shift[self.b]), minlength=self.n)
-        return out
+        up, down = base + shift[self.a], base - shift[self.b]
+        moved = theta + shift
+        value = -0.5 * self.precision * moved**2
+        value += np.bincount(self.a, self._pair_loglik(up), self.n)
+        value += np.bincount(self.b, self._pair_loglik(down), self.n)
+        slope = -self.precision * moved
+        slope += np.bincount(self.a, self.wins - self.games * _sigmoid(up), self.n)
+        slope -= np.bincount(self.b, self.wins - self.games * _sigmoid(down), self.n)
+        return value, slope
 
     def profile_bounds(self, theta: FloatArray, scale2: FloatArray, z: float) -> tuple[FloatArray, FloatArray]:
         """Per bot, the shifts (down, up) of its own θ where its log-posterior falls by ``z²/2``,
-        each multiplied by ``√scale2`` (quadratic case: ``±z·√(centred variance)``)."""
+        each multiplied by ``√scale2`` (quadratic case: ``±z·√(centred variance)``).
+
+        The fall is convex in the shift, so Newton's method from the quadratic guess converges (a
+        step on a flat side, such as a perfect record's, is capped at quadrupling the shift)."""
         if self.n == 0:
             return np.zeros(0), np.zeros(0)
-        top = self._own(theta, np.zeros(self.n))
+        top, _ = self._own(theta, np.zeros(self.n))
         drop = 0.5 * z * z
+        own_curvature = self.precision + self._pair_curvature(theta)
         bounds = []
         for sign in (-1.0, 1.0):
-            inner, outer = np.zeros(self.n), np.full(self.n, sign * 0.5)
-            for _ in range(60):  # widen until the fall is reached (the prior guarantees it)
-                short = top - self._own(theta, outer) < drop
-                if not short.any():
+            t = sign * z / np.sqrt(own_curvature)
+            for _ in range(30):
+                value, slope = self._own(theta, t)
+                fall = top - value - drop
+                rate = -slope * sign  # d(fall)/d|t| > 0 away from the mode
+                step = np.where(rate > 1e-300, -fall / np.maximum(rate, 1e-300), 3.0 * np.abs(t))
+                size = np.clip(np.abs(t) + step, 0.5 * np.abs(t), 4.0 * np.abs(t))
+                t_next = sign * size
+                if float(np.max(np.abs(t_next - t))) < 1e-9:
+                    t = t_next
                     break
-                inner = np.where(short, outer, inner)
-                outer = np.where(short, outer * 2.0, outer)
-            for _ in range(40):
-                middle = 0.5 * (inner + outer)
-                short = top - self._own(theta, middle) < drop
-                inner, outer = np.where(short, middle, inner), np.where(short, outer, middle)
-            bounds.append(0.5 * (inner + outer) * np.sqrt(np.maximum(scale2, 0.0)))
+                t = t_next
+            bounds.append(t * np.sqrt(np.maximum(scale2, 0.0)))
         return bounds[0], bounds[1]
+
+    def _pair_curvature(self, theta: FloatArray) -> FloatArray:
+        """Each bot's own curvature from its games: ``Σ n p(1-p)`` over its pairs."""
+        p = _sigmoid(theta[self.a] - theta[self.b])
+        c = self.games * p * (1.0 - p)
+        return np.bincount(self.a, c, self.n) + np.bincount(self.b, c, self.n)
 
 
 def _sigmoid(x: FloatArray) -> FloatArray:
