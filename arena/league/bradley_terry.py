@@ -126,7 +126,7 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
 
     theta = model.maximum()
     hessian = model.hessian(theta)
-    inverse = np.linalg.inv(hessian) if n else np.zeros((0, 0))
+    inverse: FloatArray = np.asarray(np.linalg.inv(hessian), dtype=np.float64) if n else np.zeros((0, 0))
     # Relative to the average: C H⁻¹ C with C = I - J/n, which is H⁻¹ - J/(n·precision) because the
     # Laplacian part of H annihilates the constant vector (H·1 = precision·1).
     centred = inverse - 1.0 / (n * precision) if n else inverse
@@ -267,7 +267,7 @@ class _Model:
         """Each bot's own curvature from its games: ``Σ n p(1-p)`` over its pairs."""
         p = _sigmoid(theta[self.a] - theta[self.b])
         c = self.games * p * (1.0 - p)
-        return np.bincount(self.a, c, self.n) + np.bincount(self.b, c, self.n)
+        return np.asarray(np.bincount(self.a, c, self.n) + np.bincount(self.b, c, self.n), dtype=np.float64)
 
 
 def _sigmoid(x: FloatArray) -> FloatArray:
