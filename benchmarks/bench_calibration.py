@@ -8,14 +8,14 @@ Plackett–Luce race, whose pairwise marginals are exactly that). Each league is
 how often each bot's 95% interval holds its true rating relative to the average bot (what the
 interval refers to: the README's ratings section), and how often the interval of each difference
 of two ratings holds the true difference. Target: 93-97% for every setting, for the bots' intervals
-and the differences'. "worst" is the least-covered bot, for information: with 400 leagues a single
-bot's figure has a standard error of about 1.1 points.
+and the differences'. "worst" is the least-covered bot, for information: with 300 leagues a single
+bot's figure has a standard error of about 1.3 points.
 
 Settings: 2 and 4 players; a narrow spread (200 rating points from the weakest to the strongest
 bot) and a wide one (1000); few matches and many (per pairing at 2 players, per table of the
 round robin at 4). Every league has its own seed: the figures are reproducible.
 
-    .venv/bin/python benchmarks/bench_calibration.py [--leagues 400] [--bots 6] [--quick]
+    .venv/bin/python benchmarks/bench_calibration.py [--leagues 300] [--bots 6] [--quick]
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def coverage(players: int, spread: float, per_table: int, leagues: int, bots: in
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--leagues", type=int, default=400, help="leagues per setting")
+    parser.add_argument("--leagues", type=int, default=300, help="leagues per setting")
     parser.add_argument("--bots", type=int, default=6)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="100 leagues per setting")

@@ -11,6 +11,7 @@
   points and counts), fitted from an aggregate.
 - :mod:`~arena.league.ratings`: the table for callers that hold stored results as JSON dicts.
 - :mod:`~arena.league.sprt`: the sequential test "is this version better?".
+- :mod:`~arena.league.elo`: Elo replayed from results, for charts only (not a ranking).
 
 No I/O here: this package must not import grpc, redis, asyncio or prometheus. The queue and
 the store feed it results and persist what it returns.

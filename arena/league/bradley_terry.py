@@ -256,7 +256,7 @@ class _Model:
                 step = np.where(rate > 1e-300, -fall / np.maximum(rate, 1e-300), 3.0 * np.abs(t))
                 size = np.clip(np.abs(t) + step, 0.5 * np.abs(t), 4.0 * np.abs(t))
                 t_next = sign * size
-                if float(np.max(np.abs(t_next - t))) < 1e-9:
+                if float(np.max(np.abs(t_next - t))) < 1e-7:  # a millionth of a rating point
                     t = t_next
                     break
                 t = t_next

@@ -41,7 +41,7 @@ PRIOR_UNITS = 8.0
 """Pseudo-units added to the frequencies the LLR is fitted to, spread as independent undrawn
 games at an even score would fall (pentanomial ¼, 0, ½, 0, ¼; trinomial ½, 0, ½). Without them
 a start of a few identical units (say three pairs of one win each) has a variance near zero and an
-LLR that leaps to a bound: simulated error rates then exceed α and β. Their weight fades as 8/N."""
+LLR that leaps to a bound. Their weight fades as 8/N."""
 
 
 class SprtError(ValueError):

@@ -123,7 +123,7 @@ class SiteData:
         """A league's table (rank, bot, rating with its interval, counts, faults) and its chart."""
         leagues = self._leagues()
         try:
-            info, table, elo = await leagues.leaderboard(league_id[:MAX_FILTER])
+            info, table = await leagues.leaderboard(league_id[:MAX_FILTER])
         except (KeyError, LeaguesUnavailableError) as error:
             raise NotFoundError(f"no league {echo(league_id)}") from error
         rows = [
@@ -133,7 +133,8 @@ class SiteData:
                 "rating": round(row.rating, 1),
                 "rating_low": round(row.rating_low, 1),
                 "rating_high": round(row.rating_high, 1),
-                "elo": round(elo.get(row.bot, INITIAL_RATING), 1),
+                "rated": row.rated,
+                "provisional": row.provisional,
                 "matches": row.matches,
                 "wins": row.wins,
                 "points": row.points,

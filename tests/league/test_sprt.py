@@ -110,3 +110,11 @@ def test_bad_parameters_are_named(args: tuple[float, ...], message: str) -> None
 def test_a_unit_score_must_be_an_outcome() -> None:
     with pytest.raises(SprtError, match="one of"):
         Tally.pentanomial().add(0.3)
+
+
+def test_a_few_identical_units_do_not_decide() -> None:
+    """Twenty pairs of one win each show no spread: without the pseudo-units their variance is zero and
+    the LLR leaps past the lower bound (-3.08 < -2.94); with them the test goes on."""
+    test = Sprt(0.0, 50.0)
+    for counts in ([0, 0, 20, 0, 0], [0, 0, 0, 20, 0], [0, 0, 0, 0, 2], [2, 0, 0, 0, 0]):
+        assert test.decide(Tally(PENTANOMIAL, counts)) is Decision.CONTINUE, counts
