@@ -12,7 +12,9 @@ connected to the arena under their names (``a@v2`` is version ``v2`` of bot ``a`
 
 ``concurrency`` units are played at once; the test is decided at the first unit after which the
 LLR leaves its bounds (units still being played then are not counted). A unit with an aborted
-match is played again. The test also ends, undecided, after ``max_matches`` matches.
+match is played again. The test also ends, undecided, after ``max_matches`` matches. If the second
+rotation of a pair cannot be started (a bot left), the test stops with that error and the first
+rotation's record stays sealed: it showed nothing to anyone.
 """
 
 from __future__ import annotations

@@ -274,6 +274,7 @@ def leaderboard_to_proto(info: LeagueInfo, table: LeagueTable, *, for_admin: boo
                 rating=row.rating,
                 rating_low=row.rating_low,
                 rating_high=row.rating_high,
+                elo=row.rating,  # deprecated: the live Elo is retired
                 matches=row.matches,
                 wins=row.wins,
                 points=row.points,

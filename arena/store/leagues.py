@@ -69,7 +69,9 @@ if ARGV[5] ~= '' then redis.call('SET', KEYS[9], ARGV[4], 'EX', ARGV[5]) end
 return ARGV[4]
 """
 
-_BUMP = """
+AGGREGATE_BUMP_LUA = """
+-- bump(hash, field, "n n ..."): add the integers column by column to the field's (absent: zeros).
+-- How a script adds arena.league.aggregate's increments (result_fields) to a stored aggregate.
 local function bump(hash, field, deltas)
   local old = {}
   local current = redis.call('HGET', hash, field)
@@ -81,7 +83,7 @@ end
 """
 
 _RECORD_RESULT = (
-    _BUMP
+    AGGREGATE_BUMP_LUA
     + """
 local stored = 0
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
@@ -113,7 +115,7 @@ return {stored, redis.call('LLEN', KEYS[4])}
 )
 
 _REBUILD_PAIRS = (
-    _BUMP
+    AGGREGATE_BUMP_LUA
     + """
 if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('DEL', KEYS[1])

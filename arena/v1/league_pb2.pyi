@@ -21,6 +21,11 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class _LeagueState:
@@ -434,6 +439,7 @@ class LeaderboardEntry(_message.Message):
     RATING_FIELD_NUMBER: _builtins.int
     RATING_LOW_FIELD_NUMBER: _builtins.int
     RATING_HIGH_FIELD_NUMBER: _builtins.int
+    ELO_FIELD_NUMBER: _builtins.int
     MATCHES_FIELD_NUMBER: _builtins.int
     WINS_FIELD_NUMBER: _builtins.int
     POINTS_FIELD_NUMBER: _builtins.int
@@ -454,6 +460,20 @@ class LeaderboardEntry(_message.Message):
     """Lower end of the rating's 95% interval (the rating relative to the average rated bot)."""
     rating_high: _builtins.float
     """Upper end of the rating's 95% interval (wide upwards for a perfect record)."""
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def elo(self) -> _builtins.float:
+        """Deprecated: the live Elo is retired (it never settled); this carries `rating`, for clients
+        released before.
+        """
+
+    @elo.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def elo(self, value: _builtins.float) -> None:
+        """Deprecated: the live Elo is retired (it never settled); this carries `rating`, for clients
+        released before.
+        """
+
     matches: _builtins.int
     """Matches played."""
     wins: _builtins.int
@@ -478,6 +498,7 @@ class LeaderboardEntry(_message.Message):
         rating: _builtins.float = ...,
         rating_low: _builtins.float = ...,
         rating_high: _builtins.float = ...,
+        elo: _builtins.float = ...,
         matches: _builtins.int = ...,
         wins: _builtins.int = ...,
         points: _builtins.float = ...,
@@ -489,7 +510,7 @@ class LeaderboardEntry(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["average_score", b"average_score", "bot_name", b"bot_name", "forfeits", b"forfeits", "matches", b"matches", "points", b"points", "provisional", b"provisional", "rank", b"rank", "rated", b"rated", "rating", b"rating", "rating_high", b"rating_high", "rating_low", b"rating_low", "timeouts", b"timeouts", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["average_score", b"average_score", "bot_name", b"bot_name", "elo", b"elo", "forfeits", b"forfeits", "matches", b"matches", "points", b"points", "provisional", b"provisional", "rank", b"rank", "rated", b"rated", "rating", b"rating", "rating_high", b"rating_high", "rating_low", b"rating_low", "timeouts", b"timeouts", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -90,8 +90,10 @@ async def test_the_leaderboard_comes_from_the_aggregate_not_the_results(
             (row.rating, row.rating_low, row.rating_high), abs=1e-6
         )
         assert entry.rated and entry.provisional  # 20 matches at most: provisional
-    # The live Elo is retired: the leaderboard carries one rating, the fit's.
-    assert "elo" not in league_pb2.LeaderboardEntry.DESCRIPTOR.fields_by_name
+    # The live Elo is retired: the leaderboard carries one rating, the fit's (the deprecated elo field
+    # repeats it for clients released before).
+    assert all(e.elo == e.rating for e in board.entries)
+    assert league_pb2.LeaderboardEntry.DESCRIPTOR.fields_by_name["elo"].GetOptions().deprecated
 
 
 async def test_a_lost_aggregate_is_rebuilt_from_the_results(arena: Arena, leagues: LeagueService) -> None:
