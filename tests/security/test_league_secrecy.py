@@ -126,7 +126,11 @@ async def test_a_duplicate_deal_stays_sealed_until_every_rotation_has_ended(
         assert refused.value.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION)
     listed = (await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_size=100))).matches
     assert rotation0 not in {m.match_id for m in listed}
-    board = await stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id=league.league_id))
+    for _ in range(200):  # rotation 1 may start before the worker has stored rotation 0's result
+        board = await stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id=league.league_id))
+        if board.league.progress.done == 1:
+            break
+        await asyncio.sleep(0.05)
     assert board.league.progress.done == 1
     assert all(entry.matches == 0 and entry.points == 0 for entry in board.entries)
 
