@@ -1,20 +1,98 @@
-"""Bots of different languages at one table: Python, TypeScript, Go, Rust and Java in one 5-player
-match, then C++ with them in another — real processes against a real arena server."""
+"""Bots of different languages at one table, in every game the arena hosts: Python, TypeScript, Go, Rust,
+Java and C++ processes against a real arena server, then a small multi-language league.
+
+Each game has a line in ``TABLES``: the tables its polyglot match is played at, each a line-up of seats
+(language, strategy) and the match's rules options. A game without a heuristic in a kit is played by that
+kit's ``heuristic`` bot at random (see each kit's README), so ``heuristic`` seats of such a game check that
+fallback and ``random`` seats check that the random bot plays the game from ``legal_actions`` alone.
+Adding a game is one more line here (``test_every_hosted_game_has_polyglot_tables`` fails until it has
+one); the test plays the games of ``TABLES`` that the catalogue hosts, so a line may come before its game.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from arena import catalogue
 from arena.referee.timecontrol import TimeControl
-from arena.v1 import common_pb2
+from arena.service.leagues import LeagueService
+from arena.v1 import common_pb2, league_pb2, league_pb2_grpc
 from arena.wire import record as wire_record
-from tests.clients.kits import build_kit, python_bot, running_bots
-from tests.grpc.harness import Arena, eventually
+from tests.clients.kits import BotProcess, build_kit, python_bot, running_bots
+from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
+from tests.queue.harness import wait_done
 
 TC = TimeControl(decision_seconds=5.0, bank_seconds=10.0, max_strikes=3, grace_seconds=10.0)
 KIT_LANGUAGES = ("typescript", "go", "rust", "java", "cpp")
+LANGUAGES = ("python", *KIT_LANGUAGES)
+MATCH_SECONDS = 120.0
+"""The bound on one table's match (the tables of a game play at once)."""
+
+Seat = tuple[str, str]
+"""(language, strategy): one seat's bot, e.g. ``("rust", "random")``."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One match of a game's polyglot test: its seats in order and its rules options."""
+
+    seats: tuple[Seat, ...]
+    options: Mapping[str, str] = field(default_factory=dict)
+
+
+def heuristics(*languages: str) -> tuple[Seat, ...]:
+    """Heuristic seats of these languages."""
+    return tuple((language, "heuristic") for language in languages)
+
+
+def randoms(*languages: str) -> tuple[Seat, ...]:
+    """Random seats of these languages."""
+    return tuple((language, "random") for language in languages)
+
+
+TABLES: dict[str, tuple[Table, ...]] = {
+    # Two 5-player tables, every kit's 5211 heuristic.
+    "5211": (
+        Table(heuristics("python", "typescript", "go", "rust", "java")),
+        Table(heuristics("cpp", "java", "rust", "go", "typescript")),
+    ),
+    # The six kits over two tables (3-5 players): every kit's random bot at one, their heuristic bots
+    # (which play Coloretto at random) and the Python SDK's Coloretto heuristic at the other.
+    "coloretto": (
+        Table((*heuristics("python"), *randoms("typescript", "go", "rust", "java"))),
+        Table((*randoms("cpp"), *heuristics("cpp", "typescript", "go", "rust"))),
+    ),
+    # Two 4-player tables (2-4 players), the second on the grey wall.
+    "azul": (
+        Table((*heuristics("python"), *randoms("typescript", "go", "rust"))),
+        Table((*randoms("java", "cpp"), *heuristics("typescript", "go")), {"wall": "grey"}),
+    ),
+    # One 8-player table (4-8 players): all six languages, two of them twice.
+    "fool": (
+        Table((*heuristics("python"), *randoms("typescript", "go", "rust", "java", "cpp"), *heuristics("cpp", "java"))),
+    ),
+}
+"""Every game's polyglot tables (a game's line may come before the game is in the catalogue)."""
+HOSTED = [game for game in TABLES if game in catalogue.names()]
+"""The games of ``TABLES`` the catalogue hosts: the ones played."""
+
+
+def bot_name(seat: Seat) -> str:
+    """The registered name of a seat's bot: one bot (and process) per language and strategy."""
+    language, strategy = seat
+    return f"{language}-{strategy}"
+
+
+def command(seat: Seat, kits: Mapping[str, Path]) -> list[str]:
+    language, strategy = seat
+    if language == "python":
+        return python_bot(strategy)
+    return [str(kits[language]), "--strategy", strategy]
 
 
 @pytest.fixture(scope="session")
@@ -23,33 +101,89 @@ def kits() -> dict[str, Path]:
     return {language: build_kit(language) for language in KIT_LANGUAGES}
 
 
-async def play(arena: Arena, names: list[str], seed: int) -> common_pb2.Outcome:
-    match_id = await arena.start_match(names, seed=seed, tc=TC)
-    await eventually(lambda: match_id not in arena.node.matches.running, 120)
+async def play(arena: Arena, game: str, names: list[str], seed: int, options: Mapping[str, str]) -> None:
+    """One match of ``game`` between ``names`` (seat order): it ends by the rules with no rejection, no
+    fallback and no forfeit, and its record replays."""
+    match_id = await arena.start_match(names, seed=seed, tc=TC, game=game, **options)
+    await eventually(lambda: match_id not in arena.node.matches.running, MATCH_SECONDS)
     record = await arena.record(match_id)
     wire_record.check_record(record)
+    assert record.game == game
+    assert list(record.bot_names) == names
+    assert record.outcome.termination == common_pb2.TERMINATION_NORMAL, record.outcome
     assert not record.rejections, list(record.rejections)
-    assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
     assert not record.outcome.forfeited_seats
-    return record.outcome
+    assert not [d for d in record.decisions if d.is_fallback], "a seat's answer was replaced by a fallback"
+    assert {d.seat for d in record.decisions} == set(range(len(names))), "a seat never decided"
+    assert sorted(record.outcome.placings)[0] == 1
 
 
+def test_every_hosted_game_has_polyglot_tables() -> None:
+    assert set(catalogue.names()) <= set(TABLES)
+    for game in HOSTED:
+        for table in TABLES[game]:
+            assert len(table.seats) in catalogue.entry(game).rules.player_counts, (game, table)
+        assert {language for table in TABLES[game] for language, _ in table.seats} == set(LANGUAGES), game
+
+
+@pytest.mark.slow
 @pytest.mark.timeout(1200)
-async def test_six_languages_share_tables(arena: Arena, kits: dict[str, Path], tmp_path: Path) -> None:
-    lineup = [
-        ("py", python_bot("heuristic")),
-        ("ts", [str(kits["typescript"]), "--strategy", "heuristic"]),
-        ("go", [str(kits["go"]), "--strategy", "heuristic"]),
-        ("rs", [str(kits["rust"]), "--strategy", "heuristic"]),
-        ("java", [str(kits["java"]), "--strategy", "heuristic"]),
-        ("cpp", [str(kits["cpp"]), "--strategy", "heuristic"]),
-    ]
+@pytest.mark.parametrize("game", HOSTED)
+async def test_six_languages_share_tables(arena: Arena, kits: dict[str, Path], tmp_path: Path, game: str) -> None:
+    tables = TABLES[game]
+    seats = sorted({seat for table in tables for seat in table.seats})
+    lineup = [(bot_name(seat), command(seat, kits)) for seat in seats]
     async with running_bots(arena, tmp_path, lineup) as processes:
-        first = await play(arena, ["py", "ts", "go", "rs", "java"], seed=1)
-        second = await play(arena, ["cpp", "java", "rs", "go", "ts"], seed=2)
-        for outcome in (first, second):
-            assert sorted(outcome.placings)[0] == 1
-        by_name = {p.name: p for p in processes}
-        for name in ("ts", "go", "rs", "java", "cpp"):
-            assert await by_name[name].line("ended ")
-            assert not [line for line in by_name[name].lines if line.startswith("rejected ")]
+        await asyncio.gather(
+            *(
+                play(arena, game, [bot_name(seat) for seat in table.seats], seed, table.options)
+                for seed, table in enumerate(tables, start=1)
+            )
+        )
+        await check_played_cleanly(processes)
+
+
+async def check_played_cleanly(processes: Sequence[BotProcess]) -> None:
+    """Each kit's bot process printed a match's end and no rejection (the Python SDK's prints no events)."""
+    for process in processes:
+        if not process.name.startswith("python-"):
+            assert await process.line("ended "), process.describe()
+            assert not process.starting("rejected "), process.describe()
+
+
+LEAGUE_BOTS: Sequence[Seat] = (("python", "heuristic"), ("cpp", "heuristic"), ("rust", "random"), ("java", "heuristic"))
+"""A Coloretto league's bots: four languages, three a match, so every match mixes three of them."""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+async def test_a_multi_language_coloretto_league_completes_with_a_leaderboard(
+    arena: Arena, leagues: LeagueService, kits: dict[str, Path], tmp_path: Path
+) -> None:
+    names = [bot_name(seat) for seat in LEAGUE_BOTS]
+    lineup = [(bot_name(seat), command(seat, kits)) for seat in LEAGUE_BOTS]
+    stub = league_pb2_grpc.LeagueServiceStub(arena.channel)
+    async with running_bots(arena, tmp_path, lineup) as processes:
+        tc = common_pb2.TimeControl(strike_limit=3)
+        tc.decision_allowance.FromSeconds(5)
+        tc.time_bank.FromSeconds(10)
+        league_spec = league_pb2.LeagueSpec(
+            name="polyglot coloretto",
+            game="coloretto",
+            players_per_match=3,
+            bot_names=names,
+            games_per_pairing=1,
+            time_control=tc,
+        )
+        league = (
+            await stub.CreateLeague(league_pb2.CreateLeagueRequest(spec=league_spec), metadata=ADMIN_METADATA)
+        ).league
+        await wait_done(leagues, league.league_id, 300)
+        board = await stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id=league.league_id))
+        await check_played_cleanly(processes)
+    progress = board.league.progress
+    assert progress.total >= 4 and progress.done == progress.total and not progress.cancelled, progress
+    assert [entry.rank for entry in board.entries] == list(range(1, len(names) + 1))
+    assert sorted(entry.bot_name for entry in board.entries) == sorted(names)
+    assert sum(entry.matches for entry in board.entries) == 3 * progress.total
+    assert not any(entry.timeouts or entry.forfeits for entry in board.entries), list(board.entries)

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   options.addresses = {argv[1]};
   options.token = token;
   arena::Client(options, [](const arena::Turn& turn) {
-    // turn.observation is my seat's view: my hand, what was laid, the scores...
+    // arena::g5211::Observation(turn) (arena/games/g5211.h) is my seat's view: my hand, what was laid...
     return *std::max_element(turn.legal_actions.begin(), turn.legal_actions.end(),
                              [](auto& a, auto& b) { return points(a) < points(b); });
   }).Run();

@@ -1,4 +1,4 @@
-// The starter bots and the 5211 card helpers (see arena/bots.h).
+// The starter bots (see arena/bots.h).
 #include "arena/bots.h"
 
 #include <algorithm>
@@ -8,34 +8,6 @@
 #include <random>
 
 namespace arena {
-namespace g5211 {
-
-std::optional<Card> Card::Parse(std::string_view text) {
-  if (text.size() != 2) return std::nullopt;
-  auto colour = kColours.find(text[0]);
-  if (colour == std::string_view::npos || text[1] < '1' || text[1] > '6') return std::nullopt;
-  return Card{static_cast<int>(colour), text[1] - '0'};
-}
-
-std::string Card::ToString() const { return {kColours[colour], static_cast<char>('0' + value)}; }
-
-std::optional<std::vector<Card>> ParseCards(std::string_view text) {
-  std::vector<Card> cards;
-  while (!text.empty()) {
-    auto space = text.find(' ');
-    auto word = text.substr(0, space);
-    if (!word.empty()) {
-      auto card = Card::Parse(word);
-      if (!card) return std::nullopt;
-      cards.push_back(*card);
-    }
-    if (space == std::string_view::npos) break;
-    text.remove_prefix(space + 1);
-  }
-  return cards;
-}
-
-}  // namespace g5211
 
 namespace bots {
 namespace {
@@ -150,10 +122,11 @@ Strategy Random(uint64_t seed) {
   };
 }
 
-Strategy Heuristic() {
-  return [](const Turn& turn) -> std::string {
-    if (!turn.message.observation().has_game_5211()) return turn.legal_actions.empty() ? "" : turn.legal_actions[0];
-    return ChooseHeuristic(turn.observation, turn.legal_actions);
+Strategy Heuristic(uint64_t seed) {
+  Strategy fallback = Random(seed);
+  return [fallback](const Turn& turn) -> std::string {
+    if (turn.game != g5211::kGame || !turn.observation.has_game_5211()) return fallback(turn);
+    return ChooseHeuristic(g5211::Observation(turn), turn.legal_actions);
   };
 }
 

@@ -33,7 +33,7 @@ const char kUsage[] =
     "           [--max-matches N] [--invalid-first] [--concurrency N] [--seed N]\n"
     "           [--tls] [--root-certs FILE] [-v|--verbose] [-q|--quiet]\n"
     "\n"
-    "Plays 5211 on the arena until killed, or until N matches have ended.\n"
+    "Plays every game the arena hosts until killed, or until N matches have ended.\n"
     "  --server        arena address(es), comma-separated or repeated; tried in turn\n"
     "  --token         the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)\n"
     "  --token-file    read the bot's token from this file (default: $ARENA_BOT_TOKEN)\n"
@@ -41,7 +41,7 @@ const char kUsage[] =
     "  --max-matches   exit 0 after N matches have ended (default: never)\n"
     "  --invalid-first answer the very first request with the invalid action Z9\n"
     "  --concurrency   matches played at once (default: 8)\n"
-    "  --seed          seed of the random strategy (default: random)\n"
+    "  --seed          seed of the random choices (default: random)\n"
     "  --tls           connect with TLS (system roots); --root-certs FILE: PEM roots, implies TLS\n"
     "  -v, -q          log everything / only warnings and errors (stderr)\n";
 
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   if (strategy_name == "random")
     strategy = arena::bots::Random(seed);
   else if (strategy_name == "heuristic")
-    strategy = arena::bots::Heuristic();
+    strategy = arena::bots::Heuristic(seed);
   else
     Usage("unknown strategy '" + strategy_name + "': use random or heuristic");
   if (invalid_first) {

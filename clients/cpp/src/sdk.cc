@@ -204,13 +204,22 @@ MatchInfo MatchInfo::FromProto(const v1::MatchStarted& message) {
   return info;
 }
 
+std::string GameOf(const v1::Observation& observation) {
+  const auto* oneof = v1::Observation::descriptor()->FindOneofByName("game");
+  const auto* field = oneof ? observation.GetReflection()->GetOneofFieldDescriptor(observation, oneof) : nullptr;
+  if (field == nullptr) return "";
+  const std::string& name = field->name();
+  return name.rfind("game_", 0) == 0 ? name.substr(5) : name;
+}
+
 Turn Turn::FromProto(const v1::ActionRequest& request, Clock::time_point received_at,
                      std::shared_ptr<const std::atomic<bool>> superseded) {
   Turn turn;
   turn.match_id = request.match_id();
   turn.sequence = request.sequence();
   turn.seat = request.seat();
-  turn.observation = request.observation().game_5211();
+  turn.observation = request.observation();
+  turn.game = GameOf(turn.observation);
   turn.legal_actions.assign(request.legal_actions().begin(), request.legal_actions().end());
   turn.action_hint = request.action_hint();
   turn.message = request;
@@ -599,6 +608,7 @@ struct Client::Impl {
         match.running = true;
         turn = std::make_shared<Turn>(Turn::FromProto(request, received_at, match.superseded));
         turn->match = match.info;
+        if (match.info) turn->game = match.info->game;
       }
     }
     if (resend) {

@@ -21,6 +21,8 @@
 #include "arena/bot.h"
 #include "arena/bots.h"
 #include "arena/cli.h"
+#include "arena/games/coloretto.h"
+#include "arena/games/g5211.h"
 #include "arena/v1/bot.grpc.pb.h"
 
 namespace {
@@ -145,7 +147,8 @@ TEST(Turn, ReadsTheRequestAndCountsTimeFromReceipt) {
   auto turn = arena::Turn::FromProto(Request("m1", 7), received);
   EXPECT_EQ(turn.match_id, "m1");
   EXPECT_EQ(turn.sequence, 7u);
-  EXPECT_EQ(turn.observation.hand_cards_size(), 5);
+  EXPECT_EQ(turn.game, "5211");  // from the envelope: no MatchStarted here
+  EXPECT_EQ(arena::g5211::Observation(turn).hand_cards_size(), 5);
   EXPECT_EQ(turn.legal_actions, (std::vector<std::string>{"G3 Y1", "B1 B2"}));
   EXPECT_NEAR(turn.time_left(), 4.0, 0.2);
   EXPECT_NEAR(turn.free_time_left(), 1.0, 0.2);
@@ -342,7 +345,7 @@ TEST_F(ClientTest, SaysHelloAndEchoesMatchAndSequence) {
   hooks.on_match_end = [&](const arena::MatchResult& result) { ended += result.placing == 1; };
   EXPECT_FALSE(Run([](const arena::Turn& turn) { return turn.legal_actions.back(); }, hooks));
   EXPECT_EQ(hello.token(), "tok");
-  EXPECT_EQ(std::vector<std::string>(hello.games().begin(), hello.games().end()), std::vector<std::string>{"5211"});
+  EXPECT_EQ(hello.games_size(), 0);  // every game the bot is registered for
   EXPECT_EQ(action.match_id(), "m1");
   EXPECT_TRUE(action.has_seat());
   EXPECT_EQ(action.seat(), 0u);
@@ -594,6 +597,119 @@ TEST_F(ClientTest, SurvivesBadMessagesAndAFailingStrategy) {
   EXPECT_EQ(action.sequence(), 2u);
   EXPECT_EQ(action.text(), "G3 Y1");  // the first legal action, since the strategy failed
   EXPECT_EQ(protocol_errors, 1);
+}
+
+// -- the envelope: a turn names no game ----------------------------------------------------------
+
+// Plays one match of `game` whose one request is `request` with `strategy`: the turn it saw and the
+// answer the server got.
+struct Played {
+  arena::Turn turn;
+  arena::v1::Action action;
+};
+
+class EnvelopeTest : public ClientTest {
+ protected:
+  Played PlayOne(const std::string& game, const arena::v1::ActionRequest& request, arena::Strategy strategy) {
+    Played played;
+    service_.Add([&](ServerStream& stream) {
+      ConnectRequest hello;
+      stream.Read(&hello);
+      stream.Write(Welcome());
+      ConnectResponse started = Started(request.match_id());
+      started.mutable_match_started()->set_game(game);
+      stream.Write(started);
+      ConnectResponse asked;
+      *asked.mutable_action_request() = request;
+      stream.Write(asked);
+      ReadAction(stream, &played.action);
+      stream.Write(Ended(request.match_id()));
+      arena::v1::Action ignored;
+      ReadAction(stream, &ignored);
+      return grpc::Status::OK;
+    });
+    std::mutex mu;
+    EXPECT_FALSE(Run([&](const arena::Turn& turn) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        played.turn = turn;
+      }
+      return strategy(turn);
+    }));
+    return played;
+  }
+};
+
+TEST_F(EnvelopeTest, AColorettoTurnCarriesItsGameAndTheColorettoObservation) {
+  arena::v1::ActionRequest request;
+  request.set_match_id("m");
+  request.set_sequence(1);
+  auto* view = request.mutable_observation()->mutable_game_coloretto();
+  view->set_num_players(3);
+  view->set_pile_size(60);
+  auto* row = view->add_rows();
+  row->add_cards("B");
+  row->add_cards("J");
+  row->set_capacity(3);
+  request.add_legal_actions("draw");
+  request.add_legal_actions("take 0");
+  auto played = PlayOne("coloretto", request, arena::bots::Random(3));
+  EXPECT_TRUE(played.action.text() == "draw" || played.action.text() == "take 0") << played.action.text();
+  EXPECT_EQ(played.turn.game, "coloretto");
+  EXPECT_EQ(arena::GameOf(played.turn.observation), "coloretto");
+  const auto& got = arena::coloretto::Observation(played.turn);
+  EXPECT_EQ(got.pile_size(), 60u);
+  EXPECT_EQ(got.rows(0).cards(1), "J");
+  using Kind = arena::coloretto::Move::Kind;
+  EXPECT_EQ(arena::coloretto::LegalMoves(played.turn),
+            (std::vector<arena::coloretto::Move>{{Kind::kDraw, -1}, {Kind::kTake, 0}}));
+  // Never an empty 5211 message in its place: asking for one is an error naming the game.
+  try {
+    arena::g5211::Observation(played.turn);
+    ADD_FAILURE() << "a Coloretto turn gave a 5211 observation";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_EQ(std::string(error.what()), "match m plays \"coloretto\", not 5211");
+  }
+}
+
+TEST_F(EnvelopeTest, ATurnOfAGameThisBuildDoesNotKnowStillHasLegalActionsTheBotsAnswer) {
+  // The bytes of a newer arena's request: its envelope (field 7) sets a oneof field (999) unknown here.
+  arena::v1::ActionRequest known;
+  known.set_match_id("m");
+  known.set_sequence(1);
+  known.add_legal_actions("pass");
+  known.add_legal_actions("play 7");
+  std::string bytes = known.SerializeAsString();
+  const std::string unknown_game = {'\xba', '\x3e', '\x02', '\x08', '\x01'};  // field 999: a message {1: 1}
+  bytes += std::string{'\x3a', static_cast<char>(unknown_game.size())} + unknown_game;
+  arena::v1::ActionRequest request;
+  ASSERT_TRUE(request.ParseFromString(bytes));
+  ASSERT_TRUE(request.has_observation());
+  EXPECT_EQ(request.observation().game_case(), arena::v1::Observation::GAME_NOT_SET);
+  for (const char* strategy : {"random", "heuristic"}) {
+    auto played = PlayOne("some-new-game", request,
+                          std::string(strategy) == "random" ? arena::bots::Random(5) : arena::bots::Heuristic(5));
+    EXPECT_TRUE(played.action.text() == "pass" || played.action.text() == "play 7")
+        << strategy << ": " << played.action.text();
+    EXPECT_EQ(played.turn.game, "some-new-game");
+    EXPECT_EQ(played.turn.legal_actions, (std::vector<std::string>{"pass", "play 7"}));
+    EXPECT_EQ(arena::GameOf(played.turn.observation), "");
+    EXPECT_THROW(arena::g5211::Observation(played.turn), std::invalid_argument);
+    EXPECT_THROW(arena::coloretto::Observation(played.turn), std::invalid_argument);
+  }
+}
+
+TEST(Heuristic, PlaysAGameItHasNoHeuristicForAtRandom) {
+  arena::v1::ActionRequest request;
+  request.set_match_id("m");
+  for (const char* action : {"draw", "take 0", "take 2"}) request.add_legal_actions(action);
+  request.mutable_observation()->mutable_game_coloretto();
+  auto turn = arena::Turn::FromProto(request);
+  turn.game = "coloretto";
+  auto strategy = arena::bots::Heuristic(7);
+  std::set<std::string> seen;
+  for (int i = 0; i < 60; ++i) seen.insert(strategy(turn));
+  EXPECT_EQ(seen, (std::set<std::string>{"draw", "take 0", "take 2"}));
 }
 
 }  // namespace

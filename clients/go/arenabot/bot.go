@@ -31,6 +31,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,10 +68,15 @@ type Turn struct {
 	// Sequence is the request's number; the SDK echoes it for you.
 	Sequence uint64
 	Seat     int
-	Game     string
-	// Observation is the typed 5211 observation: exactly what this seat may know (nil for another game).
-	Observation *arenapb.Game5211Observation
-	// LegalActions lists every legal action now, in the game's notation, e.g. "G3 Y1".
+	// Game is the game's registry name, from the match's MatchStarted (else from the observation's envelope).
+	Game string
+	// Observation is the observation envelope: exactly what this seat may know, in the field of its
+	// `oneof game` that its game sets (none for a game this build does not know; nil when the request
+	// carried none). The typed helpers of each game, in games/<game> (e.g. g5211.Observation(turn)),
+	// read it for you.
+	Observation *arenapb.Observation
+	// LegalActions lists every legal action now, in the game's notation, e.g. "G3 Y1" in 5211 or
+	// "take 2" in Coloretto.
 	LegalActions []string
 	// ActionHint says in one line what an action looks like.
 	ActionHint string
@@ -89,6 +95,20 @@ func (t *Turn) TimeLeft() time.Duration {
 // FreeTimeLeft is the time before the time bank starts being spent.
 func (t *Turn) FreeTimeLeft() time.Duration {
 	return max(0, t.Request.GetAllowance().AsDuration()-time.Since(t.received))
+}
+
+// GameOfEnvelope is the game an observation envelope is of, from the name of the field its
+// `oneof game` sets (game_<name>); "" when none is set (nil, or a game this build does not know).
+func GameOfEnvelope(observation *arenapb.Observation) string {
+	if observation == nil {
+		return ""
+	}
+	message := observation.ProtoReflect()
+	field := message.WhichOneof(message.Descriptor().Oneofs().ByName("game"))
+	if field == nil {
+		return ""
+	}
+	return strings.TrimPrefix(string(field.Name()), "game_")
 }
 
 // MatchInfo is a match the bot plays in, as MatchStarted told it.
@@ -133,7 +153,7 @@ type Config struct {
 	Servers []string
 	// Token is the bot's secret token from RegistryService.RegisterBot.
 	Token string
-	// Games to play (default ["5211"]).
+	// Games to play, by registry name (default: none named, so every game the bot is registered for).
 	Games []string
 	// MaxConcurrentMatches is how many matches to play at once (default 1).
 	MaxConcurrentMatches int
@@ -180,9 +200,6 @@ func Jittered(d time.Duration, random func() float64) time.Duration {
 func Run(ctx context.Context, act ActFunc, cfg Config) error {
 	if len(cfg.Servers) == 0 {
 		return errors.New("arenabot: give at least one arena address (host:port)")
-	}
-	if len(cfg.Games) == 0 {
-		cfg.Games = []string{"5211"}
 	}
 	cfg.MaxConcurrentMatches = max(1, cfg.MaxConcurrentMatches)
 	if cfg.InitialBackoff <= 0 {
@@ -520,18 +537,16 @@ func (r *runner) onRequest(request *arenapb.ActionRequest) {
 	d := &decision{sequence: sequence, cancel: cancel}
 	r.decisions[key] = d
 	match := r.matches[key]
-	game := ""
+	game := GameOfEnvelope(request.GetObservation())
 	if match != nil {
 		game = match.Game
-	} else if request.GetObservation().GetGame_5211() != nil {
-		game = "5211"
 	}
 	turn := &Turn{
 		MatchID:      matchID,
 		Sequence:     sequence,
 		Seat:         int(request.GetSeat()),
 		Game:         game,
-		Observation:  request.GetObservation().GetGame_5211(),
+		Observation:  request.GetObservation(),
 		LegalActions: request.GetLegalActions(),
 		ActionHint:   request.GetActionHint(),
 		Match:        match,

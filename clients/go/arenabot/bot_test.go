@@ -182,7 +182,7 @@ func TestHelloFirstAnswersEchoAndASupersededRequestIsNeverAnswered(t *testing.T)
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if hello.GetToken() != "secret" || !slices.Equal(hello.GetGames(), []string{"5211"}) || hello.GetMaxConcurrentMatches() != 3 {
+	if hello.GetToken() != "secret" || len(hello.GetGames()) != 0 || hello.GetMaxConcurrentMatches() != 3 {
 		t.Errorf("hello = %v", hello)
 	}
 	close(actions)
@@ -204,7 +204,7 @@ func TestHelloFirstAnswersEchoAndASupersededRequestIsNeverAnswered(t *testing.T)
 	if len(turns) != 2 || contexts[0].Err() == nil {
 		t.Errorf("the superseded turn's context should be cancelled (%d turns)", len(turns))
 	}
-	if !slices.Equal(turns[1].Observation.GetHandCards(), []string{"B1", "G2", "O3", "Y4"}) || turns[1].Match.Seat != 1 {
+	if !slices.Equal(turns[1].Observation.GetGame_5211().GetHandCards(), []string{"B1", "G2", "O3", "Y4"}) || turns[1].Match.Seat != 1 {
 		t.Errorf("turn = %+v", turns[1])
 	}
 	if left := turns[1].TimeLeft(); left > 3*time.Second || left <= 0 {

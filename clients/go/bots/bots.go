@@ -1,7 +1,7 @@
-// Package bots holds starter bots for 5211: a uniformly random one and a simple heuristic that is
-// far better.
+// Package bots holds the starter bots: a uniformly random one that plays every game from the legal
+// actions alone, and a heuristic one that plays 5211 far better than random and any other game at random.
 //
-// The heuristic ("colour fit") scores each legal play by the points its seat's cards of this round
+// The 5211 heuristic ("colour fit") scores each legal play by the points its seat's cards of this round
 // are expected to score once the play is laid: each colour gets a weight, the chance that it wins
 // the round, from how far it leads the other live colours and how likely the cards still to come
 // push it to the limit; high values in a likely winner score most. Spending a card costs a little
@@ -14,15 +14,15 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"sync"
 
 	"arena/clients/go/arenabot"
 	"arena/clients/go/arenapb"
+	"arena/clients/go/games/g5211"
 )
 
 // Colours are the five colour letters of 5211.
-const Colours = "BGOVY"
+const Colours = g5211.Colours
 
 // leftToLay is the number of cards each seat lays from the start of turn 1, 2 or 3 to the round's end.
 var leftToLay = [4]int{0, 4, 2, 1}
@@ -30,15 +30,7 @@ var leftToLay = [4]int{0, 4, 2, 1}
 // spendCost is what a card in hand is worth, per point of value, for a later round.
 const spendCost = 0.3
 
-// ParseCard splits a card such as "G3" into its colour letter and value.
-func ParseCard(card string) (colour byte, value int) {
-	if len(card) < 2 {
-		return 0, 0
-	}
-	return card[0], int(card[1] - '0')
-}
-
-// Random is the random bot: a uniformly random legal action. rng may be nil (then a seeded-at-random
+// Random is the random bot: a uniformly random legal action, in any game. rng may be nil (then a seeded-at-random
 // generator is used); it is locked, since turns of several matches run at once.
 func Random(rng *rand.Rand) arenabot.ActFunc {
 	if rng == nil {
@@ -55,19 +47,22 @@ func Random(rng *rand.Rand) arenabot.ActFunc {
 	}
 }
 
-// Heuristic is the heuristic bot: the legal action with the best colour-fit score.
-func Heuristic() arenabot.ActFunc {
-	return func(_ context.Context, turn *arenabot.Turn) (string, error) {
+// Heuristic is the heuristic bot: in 5211, the legal play with the best colour-fit score; in a game it
+// has no heuristic for (or a 5211 turn without an observation), the random bot's choice (rng as Random's).
+func Heuristic(rng *rand.Rand) arenabot.ActFunc {
+	fallback := Random(rng)
+	return func(ctx context.Context, turn *arenabot.Turn) (string, error) {
 		if len(turn.LegalActions) == 0 {
 			return "", errors.New("no legal actions listed: " + turn.ActionHint)
 		}
-		if turn.Observation == nil {
-			return turn.LegalActions[0], nil
+		view, err := g5211.Observation(turn)
+		if err != nil {
+			return fallback(ctx, turn)
 		}
 		best, bestScore := turn.LegalActions[0], math.Inf(-1)
-		for _, action := range turn.LegalActions {
-			if score := ScorePlay(turn.Observation, strings.Fields(action)); score > bestScore {
-				best, bestScore = action, score
+		for i, cards := range g5211.LegalPlays(turn) {
+			if score := ScorePlay(view, cards); score > bestScore {
+				best, bestScore = turn.LegalActions[i], score
 			}
 		}
 		return best, nil
@@ -117,12 +112,12 @@ func ScorePlay(obs *arenapb.Game5211Observation, cards []string) float64 {
 	mine = append(mine, cards...)
 	score := 0.0
 	for _, card := range mine {
-		colour, value := ParseCard(card)
+		colour, value := g5211.ParseCard(card)
 		score += float64(value) * weight[colour]
 	}
 	if lastRound := obs.GetDrawPileSize() == 0; !lastRound {
 		for _, card := range cards {
-			_, value := ParseCard(card)
+			_, value := g5211.ParseCard(card)
 			score -= spendCost * float64(value)
 		}
 	}
@@ -143,5 +138,5 @@ func BinomialBelow(n int, p float64, k int) float64 {
 // Strategies are the starter bots by the name the command line knows them by.
 var Strategies = map[string]func() arenabot.ActFunc{
 	"random":    func() arenabot.ActFunc { return Random(nil) },
-	"heuristic": Heuristic,
+	"heuristic": func() arenabot.ActFunc { return Heuristic(nil) },
 }

@@ -3,6 +3,7 @@ package bots
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -26,7 +27,8 @@ func observation(turn uint32, seat0, seat1 []string) *arenapb.Game5211Observatio
 
 func choose(t *testing.T, obs *arenapb.Game5211Observation, legal ...string) string {
 	t.Helper()
-	action, err := Heuristic()(context.Background(), &arenabot.Turn{Observation: obs, LegalActions: legal})
+	envelope := &arenapb.Observation{Game: &arenapb.Observation_Game_5211{Game_5211: obs}}
+	action, err := Heuristic(nil)(context.Background(), &arenabot.Turn{Game: "5211", Observation: envelope, LegalActions: legal})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,5 +91,22 @@ func TestHeuristicSpendsItsLowCardInADeadColourUnlessTheDeckEnds(t *testing.T) {
 	obs.DrawPileSize = 0 // unplayed cards are lost: nothing to keep them for
 	if a, b := ScorePlay(obs, []string{"Y2"}), ScorePlay(obs, []string{"Y6"}); a != b {
 		t.Errorf("in the last round both should score the same, got %v and %v", a, b)
+	}
+}
+
+func TestInAGameWithoutAHeuristicTheHeuristicPlaysARandomLegalAction(t *testing.T) {
+	legal := []string{"draw", "take 0", "take 2"}
+	turn := &arenabot.Turn{Game: "some-new-game", Observation: &arenapb.Observation{}, LegalActions: legal}
+	heuristic := Heuristic(rand.New(rand.NewPCG(1, 2)))
+	seen := map[string]bool{}
+	for range 60 {
+		action, err := heuristic(context.Background(), turn)
+		if err != nil || !slices.Contains(legal, action) {
+			t.Fatalf("%q, %v", action, err)
+		}
+		seen[action] = true
+	}
+	if len(seen) != len(legal) {
+		t.Fatalf("played only %v of %v", seen, legal)
 	}
 }

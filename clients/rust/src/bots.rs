@@ -1,12 +1,13 @@
-//! The starter bots: a uniformly random one and a 5211 heuristic that samples the hidden plays.
+//! The starter bots: a uniformly random one that plays every game from the legal actions alone, and
+//! a 5211 heuristic that samples the hidden plays (and plays any other game at random).
 
 use std::sync::Mutex;
 
 use crate::client::{Bot, Turn};
-use crate::game5211::{Card, parse_cards, round_points, unseen_cards};
+use crate::games::g5211::{self, Card, parse_cards, round_points, unseen_cards};
 use crate::rng::Rng;
 
-/// Plays a uniformly random legal action.
+/// Plays a uniformly random legal action, in any game.
 #[derive(Debug)]
 pub struct RandomBot {
     rng: Mutex<Rng>,
@@ -32,8 +33,10 @@ const LEFT_TO_LAY: [usize; 3] = [4, 2, 1];
 /// 5211: for each legal play, samples what the other seats may still lay this round from the
 /// cards this seat has not seen, scores the round by the rules, and lays the play with the best
 /// expected points, less a small cost for spending high cards (they may score in a later round).
+/// In a game it has no heuristic for, it plays a uniformly random legal action.
 #[derive(Debug)]
 pub struct HeuristicBot {
+    fallback: RandomBot,
     rng: Mutex<Rng>,
     samples: usize,
     spend_cost: f64,
@@ -42,13 +45,17 @@ pub struct HeuristicBot {
 impl HeuristicBot {
     /// A heuristic bot with 24 samples per decision.
     pub fn new(seed: Option<u64>) -> HeuristicBot {
-        HeuristicBot { rng: Mutex::new(seed.map_or_else(Rng::from_entropy, Rng::new)), samples: 24, spend_cost: 0.35 }
+        HeuristicBot {
+            fallback: RandomBot::new(seed.map(|s| s ^ 0x5eed)),
+            rng: Mutex::new(seed.map_or_else(Rng::from_entropy, Rng::new)),
+            samples: 24,
+            spend_cost: 0.35,
+        }
     }
 
-    /// The best play's index in `legal`, for the seat whose observation this is.
-    fn choose(&self, turn: &Turn) -> Option<usize> {
-        let observation = turn.observation.as_ref()?;
-        let legal: Vec<Vec<Card>> = turn.legal_actions.iter().map(|a| parse_cards([a])).collect();
+    /// The best play's index in `legal`, for the seat whose 5211 observation this is.
+    fn choose(&self, turn: &Turn, observation: &g5211::Game5211Observation) -> Option<usize> {
+        let legal: Vec<Vec<Card>> = g5211::legal_plays(turn);
         let players = observation.num_players as usize;
         let me = observation.seat.unwrap_or(turn.seat) as usize;
         let turn_index = (observation.turn as usize).checked_sub(1).filter(|&t| t < 3)?;
@@ -103,8 +110,10 @@ impl HeuristicBot {
 
 impl Bot for HeuristicBot {
     fn act(&self, turn: &Turn) -> String {
-        let index = self.choose(turn).unwrap_or(0);
-        turn.legal_actions[index].clone()
+        match g5211::observation(turn) {
+            Ok(observation) => turn.legal_actions[self.choose(turn, observation).unwrap_or(0)].clone(),
+            Err(_) => self.fallback.act(turn),
+        }
     }
 }
 

@@ -15,10 +15,9 @@ use tonic::{Code, Status};
 use crate::proto::bot_service_client::BotServiceClient;
 use crate::proto::connect_request::Kind as RequestKind;
 use crate::proto::connect_response::Kind as ResponseKind;
-use crate::proto::observation::Game as ObservationGame;
 use crate::proto::{
-    Action, ActionRejected, ActionRequest, ConnectRequest, ConnectResponse, Fault, Game5211Observation, Hello,
-    MatchEnded, MatchStarted, Outcome, Ping, ProtocolError, TimeControl, Welcome,
+    Action, ActionRejected, ActionRequest, ConnectRequest, ConnectResponse, Fault, Hello, MatchEnded, MatchStarted,
+    Observation, Outcome, Ping, ProtocolError, TimeControl, Welcome,
 };
 use crate::rng::Rng;
 
@@ -37,7 +36,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 ///
 /// Any `Fn(&Turn) -> String + Send + Sync + 'static` closure is a `Bot`.
 pub trait Bot: Send + Sync + 'static {
-    /// Choose an action for `turn`: one of `turn.legal_actions` (e.g. `"G3 Y1"` in 5211).
+    /// Choose an action for `turn`: one of `turn.legal_actions` (e.g. `"G3 Y1"` in 5211, `"take 2"` in Coloretto).
     ///
     /// Runs on a blocking thread of its own, so it may take its time (see [`Turn::time_left`]); a
     /// panic is logged and the first legal action is sent instead.
@@ -130,8 +129,8 @@ pub struct MatchResult {
     pub score: Option<i64>,
     /// The whole outcome: termination, scores, placings, winners, forfeits.
     pub outcome: Outcome,
-    /// The seat's final 5211 observation, when the match ended by the rules.
-    pub final_observation: Option<Game5211Observation>,
+    /// The seat's final observation envelope, when the match ended by the rules (see [`crate::games`]).
+    pub final_observation: Option<Observation>,
     /// The match as announced, if this connection heard its start.
     pub info: Option<Arc<MatchInfo>>,
 }
@@ -145,11 +144,14 @@ pub struct Turn {
     pub sequence: u64,
     /// The bot's seat, 0-based.
     pub seat: u32,
-    /// The game, by registry name (e.g. "5211").
+    /// The game, by registry name (e.g. "5211", "coloretto"), from the match's `MatchStarted` (empty if
+    /// this connection missed it).
     pub game: String,
-    /// The seat's 5211 observation: hand, cards laid this round, earlier rounds, scores.
-    pub observation: Option<Game5211Observation>,
-    /// Every legal action now, in the game's notation (e.g. "G3 Y1").
+    /// The observation envelope: exactly what this seat may know, in the field of its `oneof game` that
+    /// the game sets (none for a game this build does not know). The helpers in [`crate::games`] (e.g.
+    /// `games::g5211::observation(turn)`) read it for you.
+    pub observation: Option<Observation>,
+    /// Every legal action now, in the game's notation (e.g. "G3 Y1" in 5211, "take 2" in Coloretto).
     pub legal_actions: Vec<String>,
     /// One line saying what an action looks like now.
     pub action_hint: String,
@@ -172,15 +174,8 @@ impl Turn {
     }
 
     fn new(request: ActionRequest, info: Option<Arc<MatchInfo>>, latest: Arc<AtomicU64>) -> Turn {
-        let observation = request.observation.and_then(|o| o.game).and_then(|game| match game {
-            ObservationGame::Game5211(g) => Some(g),
-            _ => None,
-        });
-        let game = match (&info, &observation) {
-            (Some(info), _) => info.game.clone(),
-            (None, Some(_)) => "5211".to_owned(),
-            (None, None) => String::new(),
-        };
+        let game = info.as_ref().map(|info| info.game.clone()).unwrap_or_default();
+        let observation = request.observation;
         Turn {
             match_id: request.match_id,
             sequence: request.sequence,
@@ -277,7 +272,7 @@ impl Client {
         Client {
             addresses: addresses.into_iter().map(Into::into).collect(),
             token: token.into(),
-            games: vec!["5211".to_owned()],
+            games: Vec::new(),
             max_concurrent_matches: 1,
             max_matches: None,
             initial_backoff: Duration::from_millis(500),
@@ -286,7 +281,7 @@ impl Client {
         }
     }
 
-    /// The games this connection plays (default `["5211"]`).
+    /// The games this connection plays, by registry name (default none: every game the bot is registered for).
     pub fn games<I: IntoIterator<Item = S>, S: Into<String>>(mut self, games: I) -> Client {
         self.games = games.into_iter().map(Into::into).collect();
         self
@@ -631,10 +626,7 @@ impl<B: Bot> Runner<B> {
             match_id: ended.match_id,
             seat: ended.seat,
             outcome,
-            final_observation: ended.final_observation.and_then(|o| o.game).and_then(|game| match game {
-                ObservationGame::Game5211(g) => Some(g),
-                _ => None,
-            }),
+            final_observation: ended.final_observation,
             info,
         };
         self.bot.on_event(&Event::MatchEnded(result));
@@ -961,5 +953,92 @@ mod tests {
         assert!(!*runner.stop.borrow());
         runner.dispatch(ended("b"), 1);
         assert!(*runner.stop.borrow());
+    }
+
+    /// A runner whose bot keeps each turn it is given and answers as `inner` does.
+    fn keeping<B: Bot>(inner: B, kept: Arc<Mutex<Vec<Turn>>>) -> impl Bot {
+        move |turn: &Turn| {
+            kept.lock().unwrap().push(turn.clone());
+            inner.act(turn)
+        }
+    }
+
+    fn started_game(game: &str) -> ResponseKind {
+        ResponseKind::MatchStarted(MatchStarted { match_id: "m".into(), game: game.into(), ..Default::default() })
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_coloretto_turn_carries_its_game_and_the_coloretto_observation() {
+        use crate::games::{coloretto, g5211};
+        use crate::proto::{ColorettoObservation, ColorettoRow, observation::Game};
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let runner = runner(keeping(crate::bots::RandomBot::new(Some(1)), kept.clone()), None);
+        let mut rx = attach(&runner, 1);
+        runner.dispatch(started_game("coloretto"), 1);
+        let view = ColorettoObservation {
+            num_players: 3,
+            pile_size: 60,
+            rows: vec![ColorettoRow { cards: vec!["B".into(), "J".into()], capacity: 3, taken_by: None }],
+            ..Default::default()
+        };
+        runner.dispatch(
+            ResponseKind::ActionRequest(ActionRequest {
+                match_id: "m".into(),
+                sequence: 1,
+                observation: Some(Observation { game: Some(Game::GameColoretto(view)) }),
+                legal_actions: vec!["draw".into(), "take 0".into()],
+                ..Default::default()
+            }),
+            1,
+        );
+        let (_, answer) = next_action(&mut rx).await;
+        assert!(["draw", "take 0"].contains(&answer.as_str()), "{answer}");
+        let turn = kept.lock().unwrap().pop().unwrap();
+        assert_eq!(turn.game, "coloretto");
+        let got = coloretto::observation(&turn).unwrap();
+        assert_eq!((got.pile_size, got.rows[0].cards.clone()), (60, vec!["B".to_owned(), "J".to_owned()]));
+        assert_eq!(coloretto::legal_moves(&turn), [coloretto::Move::Draw, coloretto::Move::Take(0)]);
+        let wrong = g5211::observation(&turn).unwrap_err();
+        assert_eq!(wrong.to_string(), "match m plays \"coloretto\", not 5211");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_turn_of_a_game_this_build_does_not_know_still_has_legal_actions_the_bots_answer() {
+        use prost::Message;
+        // The bytes of a request from a newer arena: its envelope sets a oneof field (999) unknown here.
+        let known = ActionRequest {
+            match_id: "m".into(),
+            sequence: 1,
+            legal_actions: vec!["pass".into(), "play 7".into()],
+            ..Default::default()
+        };
+        let mut bytes = known.encode_to_vec();
+        let unknown_game = [0xba, 0x3e, 0x02, 0x08, 0x01]; // field 999 (length-delimited): a message {1: 1}
+        bytes.extend_from_slice(&[0x3a, unknown_game.len() as u8]); // field 7, the observation envelope
+        bytes.extend_from_slice(&unknown_game);
+        let request = ActionRequest::decode(bytes.as_slice()).unwrap();
+        assert_eq!(request.observation, Some(Observation { game: None }));
+        for (name, bot) in [
+            ("random", {
+                let random = crate::bots::RandomBot::new(Some(2));
+                Box::new(move |turn: &Turn| random.act(turn)) as Box<dyn Fn(&Turn) -> String + Send + Sync>
+            }),
+            ("heuristic", {
+                let heuristic = crate::bots::HeuristicBot::new(Some(2));
+                Box::new(move |turn: &Turn| heuristic.act(turn))
+            }),
+        ] {
+            let kept = Arc::new(Mutex::new(Vec::new()));
+            let runner = runner(keeping(move |turn: &Turn| bot(turn), kept.clone()), None);
+            let mut rx = attach(&runner, 1);
+            runner.dispatch(started_game("some-new-game"), 1);
+            runner.dispatch(ResponseKind::ActionRequest(request.clone()), 1);
+            let (sequence, answer) = next_action(&mut rx).await;
+            assert!(sequence == 1 && ["pass", "play 7"].contains(&answer.as_str()), "{name}: {answer}");
+            let turn = kept.lock().unwrap().pop().unwrap();
+            assert_eq!((turn.game.as_str(), turn.legal_actions.len()), ("some-new-game", 2));
+            assert!(crate::games::g5211::observation(&turn).is_err());
+            assert!(crate::games::coloretto::observation(&turn).is_err());
+        }
     }
 }

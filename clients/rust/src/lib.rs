@@ -20,13 +20,17 @@
 //! addresses. It never reconnects after the server ends the stream with `ABORTED` (another
 //! connection of the same bot took over).
 //!
-//! Modules: [`proto`] is the wire contract generated from `proto/` at build time; [`bots`] has the
-//! two starter bots; [`game5211`] reads cards and scores rounds of the game 5211.
+//! The core names no game: a [`Turn`] carries the game's name (from `MatchStarted`) and the
+//! observation envelope (`proto::Observation`, its `oneof game`), with the legal actions.
+//!
+//! Modules: [`proto`] is the wire contract generated from every file of `proto/arena/v1/` at build
+//! time; [`bots`] has the two starter bots; [`games`] has one module of typed helpers per game
+//! ([`games::g5211`] reads cards and scores rounds of 5211, [`games::coloretto`] reads Coloretto's).
 
 mod client;
 
 pub mod bots;
-pub mod game5211;
+pub mod games;
 pub mod rng;
 
 /// The wire contract `arena.v1`, generated from the repository's `proto/` by `build.rs`.
@@ -36,4 +40,4 @@ pub mod proto {
 }
 
 pub use client::{Bot, Client, Error, Event, MatchInfo, MatchResult, Stopper, Turn, fault_name, log_event};
-pub use proto::Game5211Observation;
+pub use proto::Observation;

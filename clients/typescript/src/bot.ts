@@ -30,9 +30,9 @@ import {
   type BotServiceClient,
   type ConnectRequest,
   type ConnectResponse,
-  type Game5211Observation,
   type MatchEnded,
   type MatchStarted,
+  type Observation,
   type Outcome,
   type ProtocolError,
   type TimeControl,
@@ -69,6 +69,17 @@ export class ConnectionReplacedError extends ArenaBotError {
   }
 }
 
+/**
+ * The game an observation envelope is of, from the name of its set `oneof game` field (`game_<name>`,
+ * which the loader camel-cases: "game_5211" is "5211", "gameColoretto" is "coloretto"); "" when unset.
+ */
+export function gameOfEnvelope(observation: Observation | null | undefined): string {
+  const field = observation?.game;
+  if (!field) return '';
+  const name = field.replace(/^game_?/, '');
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
 /** A match the bot plays in, as MatchStarted told it. */
 export interface MatchInfo {
   matchId: string;
@@ -87,10 +98,15 @@ export interface Turn {
   sequence: number;
   /** The seat to act for (the SDK echoes it for you; a match may seat the bot more than once). */
   seat: number;
+  /** The game's registry name, from the match's MatchStarted (else from the observation's envelope). */
   game: string;
-  /** The typed 5211 observation: exactly what this seat may know (null for another game). */
-  observation: Game5211Observation | null;
-  /** Every legal action now, in the game's notation, e.g. "G3 Y1". */
+  /**
+   * The observation envelope: exactly what this seat may know, in the `oneof game` field its game sets
+   * (`observation.game` names the set field; null when the request carried none). The typed helpers of
+   * each game, in src/games/ (e.g. `g5211.observation(turn)`), read it for you.
+   */
+  observation: Observation | null;
+  /** Every legal action now, in the game's notation, e.g. "G3 Y1" in 5211 or "take 2" in Coloretto. */
   legalActions: string[];
   /** One line saying what an action looks like. */
   actionHint: string;
@@ -157,7 +173,7 @@ export interface BotOptions {
   servers: string | string[];
   /** The token RegisterBot gave the bot. */
   token: string;
-  /** The games to play (default ["5211"]). */
+  /** The games to play, by registry name (default []: every game the bot is registered for). */
   games?: string[];
   /** How many matches to play at once (default 1). */
   maxConcurrentMatches?: number;
@@ -369,7 +385,7 @@ export class ArenaBot {
       this.write(call, {
         hello: {
           token: this.options.token,
-          games: this.options.games ?? ['5211'],
+          games: this.options.games ?? [],
           maxConcurrentMatches: this.options.maxConcurrentMatches ?? 1,
           clientName: CLIENT_NAME,
           clientVersion: CLIENT_VERSION,
@@ -485,8 +501,8 @@ export class ArenaBot {
       matchId: request.matchId,
       sequence: request.sequence,
       seat: request.seat,
-      game: match?.game ?? (request.observation?.game_5211 ? '5211' : ''),
-      observation: request.observation?.game_5211 ?? null,
+      game: match?.game ?? gameOfEnvelope(request.observation),
+      observation: request.observation ?? null,
       legalActions: request.legalActions,
       actionHint: request.actionHint,
       match,

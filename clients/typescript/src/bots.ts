@@ -1,7 +1,8 @@
 /**
- * Starter bots for 5211: a uniformly random one and a simple heuristic that is far better.
+ * Starter bots: a uniformly random one that plays every game from the legal actions alone, and a
+ * heuristic one that plays 5211 far better than random and any other game at random.
  *
- * The heuristic ("colour fit") scores each legal play by the points its seat's cards of this round
+ * The 5211 heuristic ("colour fit") scores each legal play by the points its seat's cards of this round
  * are expected to score once the play is laid: each colour gets a weight, the chance that it wins
  * the round, from how far it leads the other live colours and how likely the cards still to come
  * push it to the limit; high values in a likely winner score most. Spending a card costs a little
@@ -11,7 +12,8 @@
  */
 
 import type { Act, Turn } from './bot';
-import type { Game5211Observation } from './proto';
+import * as g5211 from './games/g5211';
+import { parseCard, type Game5211Observation } from './games/g5211';
 
 export const COLOURS = ['B', 'G', 'O', 'V', 'Y'] as const;
 /** Cards each seat lays from the start of turn 1, 2 or 3 to the end of the round. */
@@ -19,12 +21,7 @@ const LEFT_TO_LAY = [0, 4, 2, 1];
 /** How much a card in hand is worth, per point of value, for a later round. */
 const SPEND_COST = 0.3;
 
-/** A card's colour letter and value, e.g. "G3" → ["G", 3]. */
-export function parseCard(card: string): [string, number] {
-  return [card[0], Number(card.slice(1))];
-}
-
-/** The random bot: a uniformly random legal action. `random` is injectable for tests. */
+/** The random bot: a uniformly random legal action, in any game. `random` is injectable for tests. */
 export function randomBot(random: () => number = Math.random): Act {
   return (turn: Turn) => {
     if (turn.legalActions.length === 0) throw new Error(`no legal actions listed: ${turn.actionHint}`);
@@ -32,12 +29,16 @@ export function randomBot(random: () => number = Math.random): Act {
   };
 }
 
-/** The heuristic bot: the legal action with the best colour-fit score. */
-export function heuristicBot(): Act {
+/**
+ * The heuristic bot: in 5211, the legal play with the best colour-fit score; in a game it has no
+ * heuristic for (or a 5211 turn without an observation), the random bot's choice.
+ */
+export function heuristicBot(random: () => number = Math.random): Act {
+  const fallback = randomBot(random);
   return (turn: Turn) => {
     if (turn.legalActions.length === 0) throw new Error(`no legal actions listed: ${turn.actionHint}`);
-    if (turn.observation === null) return turn.legalActions[0];
-    const observation = turn.observation;
+    if (turn.game !== g5211.GAME || !turn.observation?.game_5211) return fallback(turn);
+    const observation = g5211.observation(turn);
     let best = turn.legalActions[0];
     let bestScore = -Infinity;
     for (const action of turn.legalActions) {

@@ -1,6 +1,8 @@
 /**
  * The wire contract: loads proto/arena/v1/bot.proto with @grpc/proto-loader and re-exports the
- * message types that proto-loader-gen-types generated from it (in src/generated, made by the build).
+ * message types of the bot protocol that proto-loader-gen-types generated (in src/generated, made by
+ * the build from every proto/arena/v1/*.proto). Each game's own messages are exported by its file in
+ * src/games/.
  *
  * The loader options below and the generator flags in package.json ("gen") must agree: camelCase
  * fields, 64-bit integers as numbers, enums as their names, defaults filled in, and a virtual
@@ -26,8 +28,6 @@ export type { ProtocolError__Output as ProtocolError } from './generated/arena/v
 export type { Outcome__Output as Outcome } from './generated/arena/v1/Outcome';
 export type { TimeControl__Output as TimeControl } from './generated/arena/v1/TimeControl';
 export type { Observation__Output as Observation } from './generated/arena/v1/Observation';
-export type { Game5211Observation__Output as Game5211Observation } from './generated/arena/v1/Game5211Observation';
-export type { Game5211RoundResult__Output as Game5211RoundResult } from './generated/arena/v1/Game5211RoundResult';
 export type { Fault__Output as Fault } from './generated/arena/v1/Fault';
 export type { Termination__Output as Termination } from './generated/arena/v1/Termination';
 export type { Duration__Output as Duration } from './generated/google/protobuf/Duration';

@@ -53,19 +53,30 @@ struct MatchInfo {
   static MatchInfo FromProto(const v1::MatchStarted& message);
 };
 
-// One decision to make: everything the seat may know now, and what it may do.
+// The game an observation envelope is of: the name of the field its `oneof game` sets, less the
+// "game_" prefix ("" when none is set).
+std::string GameOf(const v1::Observation& observation);
+
+// One decision to make: everything the seat may know now, and what it may do. It names no game:
+// the typed helpers of each game are in arena/games/<game>.h (e.g. g5211::Observation(turn)).
 struct Turn {
   std::string match_id;
   uint64_t sequence = 0;
   uint32_t seat = 0;
-  v1::Game5211Observation observation;     // the typed 5211 observation (default if another game)
-  std::vector<std::string> legal_actions;  // every legal action, e.g. "G3 Y1"; answer one of them
+  // The game's registry name ("5211", "coloretto", ...), from the match's MatchStarted, else from
+  // the field the observation envelope sets ("" when none).
+  std::string game;
+  // The observation envelope: exactly what the seat may know, in the `oneof game` field of its game
+  // (none set, game_case() == GAME_NOT_SET, for a game this build does not know).
+  v1::Observation observation;
+  std::vector<std::string> legal_actions;  // every legal action ("G3 Y1", "take 2"); answer one of them
   std::string action_hint;                 // what an action looks like now, in words
   std::shared_ptr<const MatchInfo> match;  // the match's start (null if the server never sent it)
   v1::ActionRequest message;               // the raw request
   Clock::time_point received_at;
 
-  // A turn from a request received at `received_at` (public so bots can be tested offline).
+  // A turn from a request received at `received_at` (public so bots can be tested offline); its
+  // game is the envelope's until the SDK sets `match` and `game` from the match's start.
   static Turn FromProto(const v1::ActionRequest& request, Clock::time_point received_at = Clock::now(),
                         std::shared_ptr<const std::atomic<bool>> superseded = nullptr);
 
@@ -115,7 +126,7 @@ struct Hooks {
 struct Options {
   std::vector<std::string> addresses;  // host:port; the next is tried when one fails
   std::string token;                   // from RegistryService.RegisterBot
-  std::vector<std::string> games = {"5211"};
+  std::vector<std::string> games;  // registry names; empty = every game the bot is registered for
   uint32_t max_concurrent_matches = 1;  // matches played at once
   uint32_t max_matches = 0;             // return after this many ended matches (one per seat held); 0 = never
   unsigned workers = 0;                 // threads that run the strategy; 0 = max(2, concurrency)

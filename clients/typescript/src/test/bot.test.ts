@@ -3,8 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
-import { ArenaBot, ConnectionRefusedError, ConnectionReplacedError, jittered, stderrLogger, type Turn } from '../bot';
+import { ArenaBot, ConnectionRefusedError, ConnectionReplacedError, gameOfEnvelope, jittered, stderrLogger, type Act, type Turn } from '../bot';
 import { arenaProto } from '../proto';
+import { STRATEGIES } from '../bots';
+import * as coloretto from '../games/coloretto';
+import * as g5211 from '../games/g5211';
 import type { ConnectRequest__Output } from '../generated/arena/v1/ConnectRequest';
 import type { ConnectResponse } from '../generated/arena/v1/ConnectResponse';
 
@@ -100,14 +103,15 @@ test('Hello first, answers echo match, seat and sequence, a superseded request i
     server.close();
   }
   assert.equal(hello?.hello?.token, 'secret');
-  assert.deepEqual(hello?.hello?.games, ['5211']);
+  assert.deepEqual(hello?.hello?.games, []); // every game the bot is registered for
   assert.equal(hello?.hello?.maxConcurrentMatches, 3);
   assert.deepEqual(
     actions.map((a) => [a.action?.matchId, a.action?.seat, a.action?.sequence, a.action?.text]),
     [['m1', 1, 2, 'O3 Y4']],
   );
   assert.equal(turns[0].signal.aborted, true);
-  assert.deepEqual(turns[0].observation?.handCards, ['B1', 'G2', 'O3', 'Y4']);
+  assert.equal(turns[0].game, '5211');
+  assert.deepEqual(g5211.observation(turns[0]).handCards, ['B1', 'G2', 'O3', 'Y4']);
   assert.ok(turns[1].timeLeft() <= 3 && turns[1].freeTimeLeft() <= 1);
   assert.deepEqual(results, [1]);
 });
@@ -308,4 +312,80 @@ test('errors, rejections, odd messages and a failing act do not stop the bot', a
 test('reconnect delays are jittered within [base/2, base]', () => {
   assert.equal(jittered(1000, () => 0), 500);
   assert.equal(jittered(1000, () => 1), 1000);
+});
+
+/** One match of `game` whose one request carries `observation`; the turn `act` saw and the answer sent. */
+async function playOne(
+  game: string,
+  observation: NonNullable<ConnectResponse['actionRequest']>['observation'],
+  legalActions: string[],
+  act: Act,
+): Promise<{ turn: Turn | undefined; answer: string | undefined }> {
+  let answer: string | undefined;
+  const server = await serve((call) => {
+    call.on('data', (message: ConnectRequest__Output) => {
+      if (message.kind === 'hello') {
+        call.write(welcome());
+        call.write({ matchStarted: { matchId: 'm', game, seat: 0, numPlayers: 3, botNames: ['a', 'b', 'c'] } });
+        call.write({ actionRequest: { matchId: 'm', sequence: 1, seat: 0, allowance: { seconds: 1 }, observation, legalActions } });
+      } else if (message.action) {
+        answer = message.action.text;
+        call.write(ended('m', 0));
+      }
+    });
+  });
+  let seen: Turn | undefined;
+  const bot = new ArenaBot(
+    (turn) => {
+      seen = turn;
+      return act(turn);
+    },
+    { servers: server.address, token: 't', maxMatches: 1, logger: QUIET },
+  );
+  try {
+    await bot.run();
+  } finally {
+    server.close();
+  }
+  return { turn: seen, answer };
+}
+
+test('a Coloretto turn carries its game name and the Coloretto observation', async () => {
+  const rows = [{ cards: ['B', 'J'], capacity: 3 }, { cards: [], capacity: 3 }, { cards: ['+2'], capacity: 3 }];
+  const { turn, answer } = await playOne(
+    'coloretto',
+    { gameColoretto: { seat: 0, numPlayers: 3, rows, pileSize: 60, colours: ['B', 'G', 'O'] } },
+    ['draw', 'take 0', 'take 2'],
+    STRATEGIES.random(),
+  );
+  assert.ok(turn);
+  assert.equal(turn.game, 'coloretto');
+  assert.equal(turn.observation?.game, 'gameColoretto');
+  const view = coloretto.observation(turn);
+  assert.equal(view.pileSize, 60);
+  assert.deepEqual(view.rows[0].cards, ['B', 'J']);
+  assert.deepEqual(coloretto.legalMoves(turn), [{ kind: 'draw' }, { kind: 'take', row: 0 }, { kind: 'take', row: 2 }]);
+  assert.throws(() => g5211.observation(turn), /plays "coloretto", not 5211/);
+  assert.ok(['draw', 'take 0', 'take 2'].includes(answer ?? ''), answer);
+});
+
+test('a turn of a game the kit has never heard of still has its legal actions, and both bots answer it', async () => {
+  for (const strategy of ['random', 'heuristic']) {
+    // What a kit built before the game was added decodes: the envelope's oneof unset.
+    const { turn, answer } = await playOne('some-new-game', {}, ['pass', 'play 7'], STRATEGIES[strategy]());
+    assert.ok(turn);
+    assert.equal(turn.game, 'some-new-game');
+    assert.equal(turn.observation?.game, undefined);
+    assert.deepEqual(turn.legalActions, ['pass', 'play 7']);
+    assert.throws(() => g5211.observation(turn), /not 5211/);
+    assert.throws(() => coloretto.observation(turn), /not coloretto/);
+    assert.ok(['pass', 'play 7'].includes(answer ?? ''), `${strategy}: ${answer}`);
+  }
+});
+
+test('without a MatchStarted, the game is read from the envelope', async () => {
+  assert.equal(gameOfEnvelope({ game: 'game_5211' }), '5211');
+  assert.equal(gameOfEnvelope({ game: 'gameColoretto' }), 'coloretto');
+  assert.equal(gameOfEnvelope({}), '');
+  assert.equal(gameOfEnvelope(null), '');
 });

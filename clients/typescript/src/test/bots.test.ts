@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { binomialBelow, heuristicBot, randomBot, scorePlay } from '../bots';
 import type { Turn } from '../bot';
-import type { Game5211Observation } from '../proto';
+import type { Game5211Observation } from '../games/g5211';
 
 function observation(overrides: Partial<Game5211Observation>): Game5211Observation {
   return {
@@ -35,7 +35,7 @@ function turn(obs: Game5211Observation, legalActions: string[]): Turn {
     sequence: 1,
     seat: obs.seat ?? 0,
     game: '5211',
-    observation: obs,
+    observation: { game_5211: obs, game: 'game_5211' },
     legalActions,
     actionHint: '',
     match: undefined,
@@ -105,4 +105,14 @@ test('the heuristic spends its low card in a dead colour, unless the deck ends',
   assert.equal(heuristicBot()(turn(early, ['Y2', 'Y6'])), 'Y2');
   const last = { ...early, drawPileSize: 0 }; // unplayed cards are lost: nothing to keep them for
   assert.equal(scorePlay(last, ['Y2']), scorePlay(last, ['Y6']));
+});
+
+test('in a game it has no heuristic for, the heuristic bot plays a random legal action', () => {
+  const legal = ['draw', 'take 0', 'take 2'];
+  const other: Turn = { ...turn(observation({}), legal), game: 'some-new-game', observation: {} };
+  const seen = new Set<string>();
+  let draws = 0;
+  const act = heuristicBot(() => [0.1, 0.5, 0.9][draws++ % 3]);
+  for (let i = 0; i < 3; i++) seen.add(act(other) as string);
+  assert.deepEqual([...seen].sort(), legal);
 });

@@ -8,7 +8,7 @@ package arena.bot;
 @FunctionalInterface
 public interface Bot {
     /**
-     * Chooses an action for {@code turn}: one of {@link Turn#legalActions()} (e.g. {@code "G3 Y1"} in 5211).
+     * Chooses an action for {@code turn}: one of {@link Turn#legalActions()} (e.g. {@code "G3 Y1"} in 5211, {@code "take 2"} in Coloretto).
      *
      * <p>Runs on a thread of its own, so it may take its time (see {@link Turn#timeLeft()}). If it throws or
      * returns null, the error is logged and the first legal action is sent instead.

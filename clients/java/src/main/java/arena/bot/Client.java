@@ -64,7 +64,7 @@ public final class Client {
 
     private final List<String> addresses;
     private final String token;
-    private List<String> games = List.of("5211");
+    private List<String> games = List.of();
     private int maxConcurrentMatches = 1;
     private long maxMatches = Long.MAX_VALUE;
     private Duration initialBackoff = Duration.ofMillis(500);
@@ -83,7 +83,7 @@ public final class Client {
         this.token = token;
     }
 
-    /** The games this connection plays (default "5211"). */
+    /** The games this connection plays, by registry name (default none: every game the bot is registered for). */
     public Client games(List<String> games) {
         this.games = List.copyOf(games);
         return this;

@@ -2,7 +2,7 @@ package arena.bot;
 
 import arena.v1.Bot.MatchEnded;
 import arena.v1.Common.Outcome;
-import arena.v1.Game5211.Game5211Observation;
+import arena.v1.ObservationOuterClass.Observation;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
@@ -14,7 +14,7 @@ import java.util.OptionalLong;
  * @param placing the seat's placing (1 = a winner), if the outcome has one for the seat
  * @param score the seat's final score, if the outcome has one for the seat
  * @param outcome the whole outcome: termination, scores, placings, winners, forfeits
- * @param finalObservation the seat's final 5211 observation when the match ended by the rules, else null
+ * @param finalObservation the seat's final observation envelope when the match ended by the rules, else null
  * @param match the match as announced, if this connection heard its start, else null
  */
 public record MatchResult(
@@ -23,7 +23,7 @@ public record MatchResult(
         OptionalInt placing,
         OptionalLong score,
         Outcome outcome,
-        Game5211Observation finalObservation,
+        Observation finalObservation,
         MatchInfo match) {
 
     /** Reads the wire message. */
@@ -36,7 +36,7 @@ public record MatchResult(
                 seat < outcome.getPlacingsCount() ? OptionalInt.of(outcome.getPlacings(seat)) : OptionalInt.empty(),
                 seat < outcome.getScoresCount() ? OptionalLong.of(outcome.getScores(seat)) : OptionalLong.empty(),
                 outcome,
-                message.getFinalObservation().hasGame5211() ? message.getFinalObservation().getGame5211() : null,
+                message.hasFinalObservation() ? message.getFinalObservation() : null,
                 match);
     }
 }

@@ -1,13 +1,24 @@
 package arena.bot;
 
 import arena.v1.Bot.ActionRequest;
-import arena.v1.Game5211.Game5211Observation;
+import arena.v1.ObservationOuterClass.Observation;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Descriptors.OneofDescriptor;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** One decision to make: what the seat may know now, and what it may do. */
+/**
+ * One decision to make: what the seat may know now, and what it may do. It names no game: it carries the game's name
+ * and the observation envelope; the typed helpers of each game are in {@code arena.bot.games} (one class per game).
+ */
 public final class Turn {
+    private static final OneofDescriptor GAME_ONEOF =
+            Observation.getDescriptor().getOneofs().stream()
+                    .filter(o -> o.getName().equals("game"))
+                    .findFirst()
+                    .orElseThrow();
+
     private final ActionRequest request;
     private final MatchInfo match;
     private final long receivedAt;
@@ -40,20 +51,32 @@ public final class Turn {
         return request.getSeat();
     }
 
-    /** The game, by registry name (e.g. "5211"). */
+    /**
+     * The game, by registry name (e.g. "5211", "coloretto"): from the match's {@code MatchStarted}, else from the
+     * field the observation envelope sets ("" when none).
+     */
     public String game() {
         if (match != null) {
             return match.game();
         }
-        return request.getObservation().hasGame5211() ? "5211" : "";
+        return gameOf(request.getObservation());
     }
 
-    /** The seat's 5211 observation (hand, cards laid this round, earlier rounds, points), or null for another game. */
-    public Game5211Observation observation() {
-        return request.getObservation().hasGame5211() ? request.getObservation().getGame5211() : null;
+    /**
+     * The observation envelope: exactly what the seat may know, in the {@code oneof game} field of its game (none is
+     * set for a game this build does not know). {@code Game5211.observation(turn)} and the like read it for you.
+     */
+    public Observation observation() {
+        return request.getObservation();
     }
 
-    /** Every legal action now, in the game's notation (e.g. "G3 Y1"). */
+    /** The game an observation envelope is of, from the name of its set {@code oneof game} field ("game_<name>"). */
+    public static String gameOf(Observation observation) {
+        FieldDescriptor field = observation.getOneofFieldDescriptor(GAME_ONEOF);
+        return field == null ? "" : field.getName().replaceFirst("^game_", "");
+    }
+
+    /** Every legal action now, in the game's notation (e.g. "G3 Y1" in 5211, "take 2" in Coloretto). */
     public List<String> legalActions() {
         return request.getLegalActionsList();
     }

@@ -4,7 +4,7 @@ import arena.bot.Bot;
 import arena.bot.Turn;
 import java.util.Random;
 
-/** Plays a uniformly random legal action. */
+/** Plays a uniformly random legal action, in any game: it reads nothing but the legal actions. */
 public final class RandomBot implements Bot {
     private final Random random;
 

@@ -1,7 +1,35 @@
-//! The game 5211 as a bot needs it: cards in notation, the deck, and the round-scoring rules
-//! (see the arena's rules page). Cards are `(colour, value)`, colour 0-4 for B G O V Y.
+//! The game 5211 as a bot needs it: the turn's typed observation, cards in notation, the deck, and the
+//! round-scoring rules (see the arena's rules page). Cards are `(colour, value)`, colour 0-4 for B G O V Y.
+//!
+//! ```no_run
+//! # fn act(turn: &arena_bot::Turn) -> Result<(), arena_bot::games::WrongGame> {
+//! use arena_bot::games::g5211;
+//! let view = g5211::observation(turn)?; // &Game5211Observation: hand_cards, laid_cards, points...
+//! let plays = g5211::legal_plays(turn); // each legal play's cards
+//! # Ok(())
+//! # }
+//! ```
 
-use crate::proto::Game5211Observation;
+use crate::client::Turn;
+use crate::games::WrongGame;
+use crate::proto::observation::Game;
+pub use crate::proto::{Game5211Observation, Game5211RoundResult};
+
+/// The game's registry name.
+pub const GAME: &str = "5211";
+
+/// The seat's 5211 observation; an error if the turn is of another game (or carries no observation).
+pub fn observation(turn: &Turn) -> Result<&Game5211Observation, WrongGame> {
+    match turn.observation.as_ref().and_then(|o| o.game.as_ref()) {
+        Some(Game::Game5211(view)) if turn.game == GAME || turn.game.is_empty() => Ok(view),
+        _ => Err(WrongGame::new(turn, GAME)),
+    }
+}
+
+/// The legal plays, each the cards it lays (cards that do not parse are skipped).
+pub fn legal_plays(turn: &Turn) -> Vec<Vec<Card>> {
+    turn.legal_actions.iter().map(|action| parse_cards([action])).collect()
+}
 
 /// The colour letters in colour order.
 pub const COLOURS: [char; 5] = ['B', 'G', 'O', 'V', 'Y'];

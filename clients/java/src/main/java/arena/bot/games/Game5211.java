@@ -1,5 +1,6 @@
-package arena.bot;
+package arena.bot.games;
 
+import arena.bot.Turn;
 import arena.v1.Game5211.Game5211Cards;
 import arena.v1.Game5211.Game5211Observation;
 import arena.v1.Game5211.Game5211RoundResult;
@@ -7,16 +8,42 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The game 5211 as a bot needs it: cards in notation, the deck, and the round-scoring rules (see the arena's rules
- * page). A card is a {@link Card} of a colour (0-4 for B G O V Y) and a value (1-6; 1 is the Kododo).
+ * The game 5211 as a bot needs it: the turn's typed observation, cards in notation, the deck, and the round-scoring
+ * rules (see the arena's rules page). A card is a {@link Card} of a colour (0-4 for B G O V Y) and a value (1-6; 1 is
+ * the Kododo).
+ *
+ * <pre>{@code
+ * Game5211Observation view = Game5211.observation(turn);  // hand, cards laid this round, earlier rounds, points
+ * List<List<Card>> plays = Game5211.legalPlays(turn);      // each legal play's cards
+ * }</pre>
  */
 public final class Game5211 {
+    /** The game's registry name. */
+    public static final String GAME = "5211";
+
     /** The colour letters in colour order. */
     public static final String COLOURS = "BGOVY";
     /** Copies of each value 1 to 6 in every colour: 20 cards a colour, 100 in all. */
     static final int[] COPIES_PER_VALUE = {5, 6, 5, 2, 1, 1};
 
     private Game5211() {}
+
+    /** The seat's 5211 observation; throws {@link IllegalArgumentException} for another game's turn (or none). */
+    public static Game5211Observation observation(Turn turn) {
+        if (!GAME.equals(turn.game()) || !turn.observation().hasGame5211()) {
+            throw new IllegalArgumentException("match " + turn.matchId() + " plays \"" + turn.game() + "\", not 5211");
+        }
+        return turn.observation().getGame5211();
+    }
+
+    /** The legal plays, each the cards it lays (cards that do not parse are skipped). */
+    public static List<List<Card>> legalPlays(Turn turn) {
+        List<List<Card>> plays = new ArrayList<>();
+        for (String action : turn.legalActions()) {
+            plays.add(parseCards(action));
+        }
+        return plays;
+    }
 
     /**
      * One card.

@@ -1,11 +1,11 @@
-package arena.bot;
+package arena.bot.games;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import arena.bot.Game5211.Card;
+import arena.bot.games.Game5211.Card;
 import arena.v1.Game5211.Game5211Cards;
 import arena.v1.Game5211.Game5211Observation;
 import java.util.List;
