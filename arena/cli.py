@@ -194,6 +194,8 @@ def _bot(args: argparse.Namespace) -> int:
         argv.append(f"--token-file={args.token_file}")
     if args.concurrency:
         argv += ["--concurrency", str(args.concurrency)]
+    if args.epsilon:
+        argv += ["--epsilon", str(args.epsilon)]
     return bot_main(argv)
 
 
@@ -269,6 +271,56 @@ def _leaderboard(args: argparse.Namespace) -> int:
     Console(width=max(120, Console().width)).print(
         leaderboard_table(get_leaderboard(args.server, args.league, _tls(args)))
     )
+    return 0
+
+
+def _ladder_create(args: argparse.Namespace) -> int:
+    from arena.admin_ladders import create_ladder, ladder_line
+
+    ladder = create_ladder(
+        args.server,
+        _admin_token(args),
+        game=args.game,
+        players=args.players,
+        name=args.name,
+        duplicate=args.duplicate,
+        decision_seconds=args.decision_seconds,
+        tls=_tls(args),
+    )
+    print(ladder_line(ladder))
+    return 0
+
+
+def _ladder_list(args: argparse.Namespace) -> int:
+    from arena.admin_ladders import ladder_line, list_ladders
+
+    for ladder in list_ladders(args.server, _tls(args)):
+        print(ladder_line(ladder))
+    return 0
+
+
+def _ladder_show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.admin_ladders import get_standings, standings_table
+
+    Console(width=max(120, Console().width)).print(standings_table(get_standings(args.server, args.ladder, _tls(args))))
+    return 0
+
+
+def _ladder_pause(args: argparse.Namespace) -> int:
+    from arena.admin_ladders import ladder_line, pause_ladder
+
+    resume = args.ladder_command == "resume"
+    print(ladder_line(pause_ladder(args.server, args.ladder, _admin_token(args), resume, _tls(args))))
+    return 0
+
+
+def _bot_retire(args: argparse.Namespace) -> int:
+    from arena.admin_ladders import retire_bot
+
+    retire_bot(args.server, args.name, _admin_token(args), _tls(args))
+    print(f"{args.name} is retired: no ladder schedules it again; its results and history stay")
     return 0
 
 
@@ -616,6 +668,33 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(board, admin=False)
     board.set_defaults(handler=_leaderboard)
 
+    ladder = sub.add_parser("ladder", help="open-ended ladders of the bots connected: create, list, show, pause")
+    ladder_sub = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
+    lcreate = ladder_sub.add_parser("create", help="create a ladder; it runs on every node until paused")
+    _game_option(lcreate, default_game)
+    lcreate.add_argument("--players", type=_at_least(2), default=2, help="players a match (default %(default)s)")
+    lcreate.add_argument("--name", default="", help="a display name")
+    lcreate.add_argument("--duplicate", action="store_true", help="duplicate deals: each deal once per rotation")
+    lcreate.add_argument("--decision-seconds", type=float, default=1.0)
+    _client_options(lcreate)
+    lcreate.set_defaults(handler=_ladder_create)
+    llist = ladder_sub.add_parser("list", help="the most recent ladders")
+    _client_options(llist, admin=False)
+    llist.set_defaults(handler=_ladder_list)
+    lshow = ladder_sub.add_parser("show", help="a ladder's standings: ratings with 95%% intervals, provisional marks")
+    lshow.add_argument("ladder")
+    _client_options(lshow, admin=False)
+    lshow.set_defaults(handler=_ladder_show)
+    for action, text in (("pause", "pause a ladder: no new match is scheduled"), ("resume", "resume a paused ladder")):
+        lpause = ladder_sub.add_parser(action, help=text)
+        lpause.add_argument("ladder")
+        _client_options(lpause)
+        lpause.set_defaults(handler=_ladder_pause)
+    retire = sub.add_parser("bot-retire")  # `arena bot retire NAME` (see main); unlisted
+    retire.add_argument("name", help="the bot, e.g. name@v1")
+    _client_options(retire)
+    retire.set_defaults(handler=_bot_retire)
+
     nodes = sub.add_parser("nodes", help="the arena's live nodes (heartbeats in Redis) and their load")
     _client_options(nodes, admin=False)
     nodes.set_defaults(handler=_nodes)
@@ -633,7 +712,11 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--json", help="also write the JSON summary to this file")
     load.set_defaults(handler=_loadtest)
 
-    bot = sub.add_parser("bot", help="run a starter bot (random, heuristic, ...) against an arena, for one game or all")
+    bot = sub.add_parser(
+        "bot",
+        help="run a starter bot (random, heuristic, ...) against an arena, for one game or all; "
+        "`arena bot retire NAME@VER` retires a bot from the ladders",
+    )
     bot.add_argument("kind", help="a built-in policy: random, heuristic (every game), hasty (5211)")
     _game_option(bot, None)
     bot.add_argument("--server", default=DEFAULT_SERVER, help="address, or several separated by commas")
@@ -642,6 +725,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot.add_argument("--token-file", metavar="PATH", help="read the bot's token from this file")
     bot.add_argument("--concurrency", type=int, default=0, help="matches at once (default: the SDK's)")
+    bot.add_argument("--epsilon", type=float, default=0.0, help="play at random with this probability (0-1)")
     bot.set_defaults(handler=_bot)
     return parser
 
@@ -650,7 +734,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` command (gRPC is loaded only by the commands that use it)."""
     from arena.errors import StartupError
 
-    given = sys.argv[1:] if argv is None else argv
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:2] == ["bot", "retire"]:  # `arena bot KIND` runs a bot; `arena bot retire NAME` retires one
+        given[:2] = ["bot-retire"]
     args = build_parser().parse_args(joined_values(given, ("--token", "--admin-token")))
     try:
         result: int = args.handler(args)

@@ -8,6 +8,7 @@ from arena.metrics import ArenaMetrics
 from arena.referee.clock import Clock, MonotonicClock
 from arena.referee.timecontrol import TimeControl
 from arena.service.auth import BotRegistry, MemoryTokenStore
+from arena.service.ladders import LadderService
 from arena.service.leagues import LeagueService
 from arena.service.limits import Limits
 from arena.service.matches import MatchManager, RecordStore
@@ -30,6 +31,8 @@ class ArenaNode:
     metrics: ArenaMetrics | None = None
     leagues: LeagueService | None = None
     """Leagues need Redis: None on a node without it."""
+    ladders: LadderService | None = None
+    """Ladders need Redis too."""
     nodes: NodeRegistry | None = None
     """The heartbeats of this arena's nodes (Redis): None on a node without it."""
     limits: Limits = dataclasses.field(default_factory=Limits)

@@ -24,6 +24,7 @@ from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
 from arena.referee.clock import MonotonicClock
 from arena.service.auth import BotRegistry, new_token
+from arena.service.ladders import LadderService, Matchmaker
 from arena.service.leagues import LeagueService
 from arena.service.limits import Limits
 from arena.service.matches import MatchManager
@@ -31,6 +32,7 @@ from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
 from arena.store.clients import RedisClientBook
 from arena.store.embedded import EmbeddedRedis, redacted
+from arena.store.ladders import LadderStore
 from arena.store.leagues import LeagueStore
 from arena.store.nodes import NodeRegistry
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
@@ -85,6 +87,8 @@ class RunningNode:
     """Set if another node took this node's id (it was silent past the heartbeat's expiry)."""
     web: WebServer | None = None
     """The node's web site, if it serves one."""
+    matchmaker_task: asyncio.Task[None] | None = None
+    """The ladders' matchmaker (it makes matches while this node holds the lease)."""
 
     @property
     def port(self) -> int:
@@ -99,7 +103,8 @@ class RunningNode:
             await self.web.stop()
         self.stop_worker.set()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.gather(self.worker_task, self.heartbeat_task, self.relay_task), 5)
+            tasks = [self.worker_task, self.heartbeat_task, self.relay_task]
+            await asyncio.wait_for(asyncio.gather(*tasks, *filter(None, [self.matchmaker_task])), 5)
         await self.node.matches.shutdown(grace_seconds)
         await self.grpc.server.stop(min(grace_seconds, 5.0))
         await self.redis.aclose()
@@ -191,8 +196,10 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     node.leagues = leagues = LeagueService(
         LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays, config.limits
     )
+    node.ladders = LadderService(LadderStore(client), leagues.queue, clock)
     node.watch_gauges()
     node_id = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
+    matchmaker = Matchmaker(node.ladders, node_id)
     worker = RefereeWorker(
         node.leagues.queue,
         node.leagues.store,
@@ -209,7 +216,9 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     async def arrived(name: str) -> None:
         """A bot connected: say where it is, queue again what was parked for it, wake the workers."""
         session = hub.sessions.get(name)
-        await relay.directory.here({name: session.capacity if session is not None else 1})
+        await relay.directory.here(
+            {name: session.capacity if session is not None else 1}, {name: session.games if session else ()}
+        )
         await leagues.store.unpark(name)
         await leagues.queue.bump()
 
@@ -217,7 +226,10 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     hub.on_disconnect = lambda name: relay.send_soon(relay.directory.gone(name))
 
     def load() -> dict[str, int]:
-        relay.send_soon(relay.directory.here({session.name: session.capacity for session in hub.connected()}))
+        connected = hub.connected()
+        relay.send_soon(
+            relay.directory.here({s.name: s.capacity for s in connected}, {s.name: s.games for s in connected})
+        )
         relay.send_soon(node.matches.refresh_slots())
         return {
             "connected_bots": len(hub.connected()),
@@ -244,10 +256,11 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     worker_task = asyncio.create_task(worker.run(stop_worker), name="referee-worker")
     relay_task = asyncio.create_task(relay.run(stop_worker), name="relay")
     heartbeat_task = asyncio.create_task(node.nodes.run(stop_worker, load, lost_id.set), name="heartbeat")
+    matchmaker_task = asyncio.create_task(matchmaker.run(stop_worker), name="matchmaker")
 
     async def stop_tasks() -> None:
         stop_worker.set()
-        await asyncio.wait([worker_task, relay_task, heartbeat_task], timeout=5)
+        await asyncio.wait([worker_task, relay_task, heartbeat_task, matchmaker_task], timeout=5)
 
     started.push_async_callback(stop_tasks)
     try:
@@ -288,6 +301,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         relay_task,
         lost_id,
         web,
+        matchmaker_task,
     )
 
 

@@ -10,6 +10,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.grpc.decode import DecodeErrorInterceptor
+from arena.grpc.ladders import LadderServicer
 from arena.grpc.servicers import BotServicer, LeagueServicer, MatchServicer, NodeServicer, RegistryServicer
 from arena.metrics import ErrorCountingInterceptor
 from arena.node import ArenaNode
@@ -17,6 +18,8 @@ from arena.service.limits import Limits
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
+    ladder_pb2,
+    ladder_pb2_grpc,
     league_pb2,
     league_pb2_grpc,
     match_pb2,
@@ -36,6 +39,7 @@ SERVICE_NAMES = (
     registry_pb2.DESCRIPTOR.services_by_name["RegistryService"].full_name,
     league_pb2.DESCRIPTOR.services_by_name["LeagueService"].full_name,
     node_pb2.DESCRIPTOR.services_by_name["NodeService"].full_name,
+    ladder_pb2.DESCRIPTOR.services_by_name["LadderService"].full_name,
 )
 
 
@@ -104,6 +108,7 @@ async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFi
     registry_pb2_grpc.add_RegistryServiceServicer_to_server(RegistryServicer(node), server)
     league_pb2_grpc.add_LeagueServiceServicer_to_server(LeagueServicer(node), server)
     node_pb2_grpc.add_NodeServiceServicer_to_server(NodeServicer(node), server)
+    ladder_pb2_grpc.add_LadderServiceServicer_to_server(LadderServicer(node), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in (*SERVICE_NAMES, ""):

@@ -5,7 +5,9 @@ entries whose worker died (idle past the lease); read new entries as room allows
 whose bots have free slots (counted over every node); keep the lease of everything it holds fresh.
 
 - A match one of whose bots is connected to no node is *parked* for that bot: off the queue until
-  the bot connects, so absent bots cost nothing and hold no place in the queue.
+  the bot connects, so absent bots cost nothing and hold no place in the queue. A ladder's match
+  is dropped instead (and so is one with a retired bot): its matchmaker schedules whoever is
+  connected.
 - A match whose bots are busy waits, and is tried again as soon as any node frees a slot or a bot
   connects (the queue's generation count moves), or every ``retry_seconds`` in any case.
 - When a match ends, its result is stored and its entry acknowledged in one step (once per match
@@ -60,6 +62,11 @@ class _Held:
     def duplicate(self) -> bool:
         """Whether the match is a rotation of a duplicate deal."""
         return bool((self.league or {}).get("duplicate"))
+
+    @property
+    def ladder(self) -> bool:
+        """Whether the match is a ladder's (dropped, never parked, when a bot is absent)."""
+        return (self.league or {}).get("kind") == "ladder"
 
     @property
     def deal_size(self) -> int:
@@ -223,8 +230,18 @@ class RefereeWorker:
                 continue  # its bots are busy; tried again when a slot frees
             await self.leagues.mark_running(held.league_id, held.match_id)
             held.task = asyncio.ensure_future(self._play(held, run_id))
+        to_drop = [held for held, _ in to_park if held.ladder]
+        to_park = [(held, bot) for held, bot in to_park if not held.ladder]
+        if to_drop:
+            await self._drop(to_drop)
         if to_park:
             await self._park(to_park)
+
+    async def _drop(self, matches: list[_Held]) -> None:
+        """Give up these (ladder) matches unplayed: the matchmaker schedules the bots connected now."""
+        await self.leagues.drop_many([(h.league_id, h.match_id, h.entry_id) for h in matches])
+        for held in matches:
+            self.held.pop(held.entry_id, None)
 
     async def _park(self, matches: list[tuple[_Held, str]]) -> None:
         """Take these matches off the queue until their absent bot connects (one that just did stays)."""
@@ -242,6 +259,7 @@ class RefereeWorker:
         found = await self.leagues.matches_and_results([(h.league_id, h.match_id) for h in fresh])
         leagues: dict[str, tuple[dict[str, Any], bytes, bool]] = {}
         drop: list[str] = []
+        retired: list[_Held] = []
         for held, (scheduled, has_result) in zip(fresh, found, strict=True):
             if scheduled is None:  # unknown: nothing to do
                 drop.append(held.entry_id)
@@ -258,6 +276,10 @@ class RefereeWorker:
                 del self.held[held.entry_id]
             elif cancelled:  # dropped unplayed
                 drop.append(held.entry_id)
+            elif held.ladder and await self.leagues.retired(held.spec.bots):
+                retired.append(held)
+        if retired:
+            await self._drop(retired)
         if drop:
             await self.queue.ack(drop)
             for entry_id in drop:

@@ -14,7 +14,8 @@ from arena.games.registry import GAMES
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:@[A-Za-z0-9][A-Za-z0-9_.-]{0,31})?")
 """A bot name, matched in full (``fullmatch``: no trailing newline). Unique regardless of case.
-``name@version`` (one ``@``, a version of up to 32 characters) names a version of bot ``name``."""
+``name@version`` (one ``@``, a version of up to 32 characters) names a version of bot ``name``
+(``arena.ladder.versions``)."""
 
 
 class AuthError(ArenaError):
@@ -189,6 +190,11 @@ class BotRegistry:
         if not await self._store.replace(name, hash_token(token)):
             raise BotNotFoundError(f"no bot named {name[:80]!r} is registered")
         return token
+
+    async def check_registered(self, name: str) -> None:
+        """Raise ``BotNotFoundError`` unless a bot of that name is registered."""
+        if await self._store.games_of(name) is None:
+            raise BotNotFoundError(f"no bot named {name[:80]!r} is registered")
 
     async def authenticate(self, token: str) -> str:
         """The name of the bot holding ``token``; raises ``AuthError``."""

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -38,7 +40,10 @@ FOLLOW_SECONDS = 0.5
 """How often a pending cross-node request checks where its bot is."""
 
 _FORGET_IF_MINE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1], KEYS[2]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('ZREM', KEYS[4], ARGV[2])
+  return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+end
 return 0
 """
 
@@ -51,18 +56,25 @@ class BotDirectory:
         self.node_id = node_id
         self._forget = client.register_script(_FORGET_IF_MINE)
 
-    async def here(self, bots: Mapping[str, int]) -> None:
-        """These bots are connected to this node, each with the matches at once it asked for
-        (refreshes their entries)."""
+    async def here(self, bots: Mapping[str, int], plays: Mapping[str, Iterable[str]] | None = None) -> None:
+        """These bots are connected to this node, each with the matches at once it asked for and
+        the games its connection plays (refreshes their entries; ``arena:online`` lists them all
+        for the ladders' matchmaker)."""
+        plays = plays or {}
+        until = time.time() + PRESENCE_SECONDS
         async with self.r.pipeline(transaction=False) as pipe:
             for bot, capacity in bots.items():
                 pipe.set(key("botat", bot), self.node_id, ex=PRESENCE_SECONDS)
                 pipe.set(key("botcap", bot), capacity, ex=PRESENCE_SECONDS)
+                pipe.set(key("botplays", bot), json.dumps(sorted(plays.get(bot, ()))), ex=PRESENCE_SECONDS)
+                pipe.zadd(key("online"), {bot: until})
             await pipe.execute()
 
     async def gone(self, bot: str) -> None:
         """The bot left this node (unless it is already on another)."""
-        await self._forget(keys=[key("botat", bot), key("botcap", bot)], args=[self.node_id])
+        await self._forget(
+            keys=[key("botat", bot), key("botcap", bot), key("botplays", bot), key("online")], args=[self.node_id, bot]
+        )
 
     async def where(self, bot: str) -> str | None:
         """The node the bot is connected to, if any."""

@@ -20,6 +20,10 @@ Keys (JSON values)::
     arena:parked:{bot}                 set of "{league} {match}" waiting for that absent bot to connect
     arena:league-request:{request}     the league a client's create request made (idempotent retries)
 
+A ladder (``arena.store.ladders``) keeps its matches in these keys too; its matches are never
+parked: one whose bot is absent (or retired) is dropped (``drop_many``), and the ladder's
+matchmaker schedules the bots connected instead.
+
 Every change of where a match is happens in one script, together with the queue operation it goes
 with: creating a league queues all its matches at once (a league exists whole or not at all); storing
 a result acknowledges its queue entry and adds it to the pairing aggregate (once its deal is whole:
@@ -140,6 +144,17 @@ redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
 return 1
 """
 
+_DROP = """
+redis.call('XACK', KEYS[4], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[4], ARGV[2])
+if redis.call('EXISTS', KEYS[5]) == 1 then return 0 end
+redis.call('SREM', KEYS[1], ARGV[3])
+redis.call('HDEL', KEYS[2], ARGV[3])
+redis.call('SREM', KEYS[3], ARGV[3])
+if redis.call('SCARD', KEYS[1]) == 0 then redis.call('SREM', KEYS[6], ARGV[4]) end
+return 1
+"""
+
 _UNPARK = """
 local members = redis.call('SMEMBERS', KEYS[1])
 for _, member in ipairs(members) do
@@ -172,6 +187,7 @@ class LeagueStore:
         self._rebuild_pairs = client.register_script(_REBUILD_PAIRS)
         self._park = client.register_script(_PARK)
         self._unpark = client.register_script(_UNPARK)
+        self._drop = client.register_script(_DROP)
         self._requeue = client.register_script(_REQUEUE)
 
     def _key(self, league_id: str, part: str) -> str:
@@ -341,6 +357,30 @@ class LeagueStore:
                     client=pipe,
                 )
             return [bool(parked) for parked in await pipe.execute()]
+
+    async def drop_many(self, matches: Sequence[tuple[str, str, str]]) -> None:
+        """Give up each (league, match, queue entry) unplayed, in one round trip: acknowledge its entry
+        and close the match (a ladder's match whose bot left; the matchmaker makes new ones). A match
+        whose result is stored stays as it is."""
+        async with self.r.pipeline(transaction=False) as pipe:
+            for league_id, match_id, entry_id in matches:
+                await self._drop(
+                    keys=[
+                        self._key(league_id, "open"),
+                        self._key(league_id, "where"),
+                        self._key(league_id, "running"),
+                        self.stream,
+                        key("result", f"{league_id}:{match_id}"),
+                        key("leagues", "active"),
+                    ],
+                    args=[self.group, entry_id, match_id, league_id],
+                    client=pipe,
+                )
+            await pipe.execute()
+
+    async def retired(self, bots: Sequence[str]) -> bool:
+        """Whether any of these bots is retired (``arena.store.ladders``: no ladder plays it)."""
+        return any(await self.r.smismember(key("retired"), list(bots))) if bots else False
 
     async def unpark(self, bot: str) -> int:
         """The bot connected: queue every match parked for it again; returns how many."""

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena_bot.bot import ArenaBotError, Bot
-from arena_bot.bots import BOTS
+from arena_bot.bots import BOTS, PolicyBot
 
 
 def load_bot(name: str, seed: int | None = None, game: str | None = None) -> Bot:
@@ -57,6 +57,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, metavar="N", help="matches to play at once (default: the bot's)")
     p.add_argument("--seed", type=int, help="seed for the starter bots")
     p.add_argument("--game", help="play only this game (default: every game the bot can play)")
+    p.add_argument(
+        "--epsilon", type=float, default=0.0, help="a built-in policy plays at random with this probability (0-1)"
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="log every message")
     return p
 
@@ -109,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     bot = load_bot(args.bot, args.seed, args.game)
     if args.game and not BOTS.get(args.bot):
         bot.games = (args.game,)
+    if args.epsilon:
+        if not isinstance(bot, PolicyBot) or not 0.0 <= args.epsilon <= 1.0:
+            raise SystemExit(f"--epsilon {args.epsilon!r}: give 0 to 1, for a built-in policy (heuristic, hasty)")
+        bot.epsilon = args.epsilon
     if args.concurrency is not None:
         bot.max_concurrent_matches = args.concurrency
     try:

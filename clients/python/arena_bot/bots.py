@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena import catalogue
-from arena.bots.policy import Policy
+from arena.bots.policy import EpsilonPolicy, Policy
 from arena_bot.bot import Bot
 from arena_bot.types import MatchResult, Turn
 
@@ -43,6 +43,8 @@ class PolicyBot(Bot):
     """
 
     policy_name = "heuristic"
+    epsilon = 0.0
+    """The chance of a uniformly random legal action instead of the policy's (graded strengths)."""
 
     def __init__(self, seed: int | None = None, game: str | None = None) -> None:
         hosted = tuple(name for name in catalogue.names() if self.policy_name in catalogue.entry(name).policies)
@@ -58,7 +60,10 @@ class PolicyBot(Bot):
             policy = self._policies.get(match_id)
             if policy is None:
                 seed = None if self._seed is None else random.Random(f"{self._seed}/{match_id}").getrandbits(64)
-                policy = self._policies[match_id] = catalogue.policy(game, self.policy_name, seed)
+                policy = catalogue.policy(game, self.policy_name, seed)
+                if self.epsilon:
+                    policy = EpsilonPolicy(policy, self.epsilon, None if seed is None else seed + 1)
+                self._policies[match_id] = policy
             return policy
 
     def act(self, turn: Turn) -> Any:

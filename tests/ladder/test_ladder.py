@@ -1,0 +1,154 @@
+"""Ladders end to end: real ``arena serve`` nodes on a real Redis 7, real SDK bots, the real matchmaker.
+
+- bots of graded strength (the heuristic playing at random with probability epsilon) come out in
+  their order, and every bot meets the whole field;
+- a bot that joins mid-run gets games at once; one that disconnects is no longer scheduled and
+  keeps its rating; when it reconnects it plays again;
+- a node SIGKILLed mid-ladder loses and doubles nothing: every scheduled match gets one result or
+  is dropped (a bot was gone), none is stuck, none counts twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from arena.store.embedded import EmbeddedRedis
+from arena.store.redis_stores import connect, key
+from arena.v1 import ladder_pb2
+from tests.ladder.harness import (
+    GradedBot,
+    Nodes,
+    create_ladder,
+    ladder_call,
+    random_bot,
+    scheduled,
+    standings,
+    stored_results,
+    until,
+)
+
+
+@pytest.fixture
+async def nodes(redis7: EmbeddedRedis, tmp_path: Path) -> AsyncIterator[Nodes]:
+    arena = Nodes(redis7, tmp_path)
+    try:
+        yield arena
+    finally:
+        await arena.close()
+
+
+@pytest.mark.slow
+async def test_a_ladder_recovers_the_order_of_graded_bots(nodes: Nodes, redis7: EmbeddedRedis) -> None:
+    address = nodes.start("n1")
+    strengths = {"g0": 0.0, "g1": 0.35, "g2": 0.7, "g3": 1.0}  # epsilon: the chance of a random move
+    for seed, (name, epsilon) in enumerate(strengths.items()):
+        await nodes.connect(name, GradedBot(epsilon, seed, concurrency=3))
+    ladder_id = await create_ladder(address)
+    client = connect(redis7.url)
+    try:
+        await until(lambda: _at_least(client, ladder_id, 240), 80)
+        board = await standings(address, ladder_id)
+        order = [e.bot_name for e in board.entries]
+        assert order == list(strengths), [(e.bot_name, round(e.rating), e.games) for e in board.entries]
+        assert all(not e.provisional and e.connected for e in board.entries)
+        met = Counter(frozenset(bots) for _, bots in (await scheduled(client, ladder_id)).values())
+        assert all(met[frozenset(pair)] > 0 for pair in itertools.combinations(strengths, 2)), met
+        history = await ladder_call(
+            address, "GetRatingHistory", ladder_pb2.GetRatingHistoryRequest(ladder_id=ladder_id, bot_name="g0")
+        )
+        assert isinstance(history, ladder_pb2.GetRatingHistoryResponse)
+        games = [p.games for p in history.points]
+        assert len(games) >= 3 and games == sorted(games) and games[-1] <= board.entries[0].games
+    finally:
+        await client.aclose()
+
+
+async def _at_least(client: object, ladder_id: str, count: int) -> bool:
+    return len(await stored_results(client, ladder_id)) >= count
+
+
+async def test_bots_join_leave_and_come_back(nodes: Nodes, redis7: EmbeddedRedis) -> None:
+    address = nodes.start("n1")
+    for seed, name in enumerate(("a", "b", "c")):
+        await nodes.connect(name, random_bot(2, seed))
+    ladder_id = await create_ladder(address)
+    client = connect(redis7.url)
+
+    async def played_by(bot: str) -> int:
+        return sum(1 for _, bots in (await scheduled(client, ladder_id)).values() if bot in bots)
+
+    try:
+        await until(lambda: _at_least(client, ladder_id, 20), 30)
+        # A bot joining mid-run gets games at once.
+        await nodes.connect("late", random_bot(2, 9))
+        await until(lambda: _positive(played_by("late")), 5)
+        # A bot that leaves is no longer scheduled, and keeps its rating.
+        await nodes.disconnect("a")
+        await asyncio.sleep(1.5)  # its directory entry goes; a pass under way may still pick it
+        before = await played_by("a")
+        done = len(await stored_results(client, ladder_id))
+        await until(lambda: _at_least(client, ladder_id, done + 20), 30)
+        assert await played_by("a") == before
+        board = {e.bot_name: e for e in (await standings(address, ladder_id)).entries}
+        assert set(board) == {"a", "b", "c", "late"}
+        assert not board["a"].connected and board["a"].games > 0 and board["b"].connected
+        # Back: it plays again.
+        await nodes.connect("a", random_bot(2, 10))
+        await until(lambda: _more(played_by("a"), before), 5)
+        # Paused: nothing new is scheduled.
+        await ladder_call(address, "PauseLadder", ladder_pb2.PauseLadderRequest(ladder_id=ladder_id))
+        await until(lambda: _open_is(client, ladder_id, 0), 20)
+        count = len(await scheduled(client, ladder_id))
+        await asyncio.sleep(1.5)
+        assert len(await scheduled(client, ladder_id)) == count
+    finally:
+        await client.aclose()
+
+
+async def _positive(value: object) -> bool:
+    return int(await value) > 0  # type: ignore[misc]
+
+
+async def _more(value: object, than: int) -> bool:
+    return int(await value) > than  # type: ignore[misc]
+
+
+async def _open_is(client: object, ladder_id: str, count: int) -> bool:
+    return int(await client.scard(key("league", f"{ladder_id}:open"))) == count  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+async def test_a_node_killed_mid_ladder_loses_and_doubles_nothing(nodes: Nodes, redis7: EmbeddedRedis) -> None:
+    first, second = nodes.start("k1"), nodes.start("k2")
+    for seed, name in enumerate(("k-a", "k-b", "k-c", "k-d")):
+        # Half the bots on each node; each falls back to the other node when its own dies.
+        home = [first, second] if seed % 2 == 0 else [second, first]
+        await nodes.connect(name, random_bot(3, seed), home)
+    ladder_id = await create_ladder(first, duplicate=True)
+    client = connect(redis7.url)
+    try:
+        await until(lambda: _at_least(client, ladder_id, 30), 30)
+        nodes.kill("k1")  # mid-ladder: matches running and queued there, maybe the matchmaker lease
+        done = len(await stored_results(client, ladder_id))
+        await until(lambda: _at_least(client, ladder_id, done + 40), 45)
+        await ladder_call(second, "PauseLadder", ladder_pb2.PauseLadderRequest(ladder_id=ladder_id))
+        await until(lambda: _open_is(client, ladder_id, 0), 45)
+        results = await stored_results(client, ladder_id)
+        matches = await scheduled(client, ladder_id)
+        assert len(results) == len(set(results)), "a match counted twice"
+        assert set(results) <= set(matches)
+        assert await client.scard(key("league", f"{ladder_id}:running")) == 0
+        board = await standings(second, ladder_id)
+        # Only whole duplicate deals count: every counted match is one of 2 rotations of its deal.
+        assert sum(e.games for e in board.entries) % 2 == 0
+        assert sum(e.games for e in board.entries) <= 2 * len(results)
+        indices = sorted(index for index, _ in matches.values())
+        assert indices == list(range(indices[0], indices[0] + len(indices))), "a scheduled match went missing"
+    finally:
+        await client.aclose()
