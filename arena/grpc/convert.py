@@ -170,6 +170,7 @@ def summary_to_proto(info: MatchInfo) -> match_pb2.MatchSummary:
         options=wire_common.options_to_proto(info.options),
         time_control=time_control_to_proto(info.time_control),
         started_at=timestamp(info.started_at),
+        ladder_id=info.ladder_id,
     )
     if info.outcome is not None:
         summary.outcome.CopyFrom(outcome_to_proto(info.outcome))

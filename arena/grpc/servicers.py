@@ -349,7 +349,12 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         page_size = min(request.page_size or 50, MAX_PAGE_SIZE)
         after = ListPosition.parse(request.page_token) if request.page_token else None
         states = {match_pb2.MATCH_STATE_RUNNING: True, match_pb2.MATCH_STATE_FINISHED: False}
-        query = MatchQuery(request.game, request.bot_name, states.get(request.state))
+        if request.ladder_id and (request.game or request.bot_name):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"ladder_id {echo(request.ladder_id)} is a filter of its own: give game and bot_name empty with it",
+            )
+        query = MatchQuery(request.game, request.bot_name, states.get(request.state), request.ladder_id)
         infos = await self.node.matches.summaries(query, after, page_size + 1)
         page = infos[:page_size]
         more = len(infos) > page_size

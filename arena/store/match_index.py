@@ -8,11 +8,21 @@ list reads one page of one index and never parses whole records.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from arena.games.base import Outcome
 from arena.referee.record import MatchRecord, outcome_from_dict
 from arena.referee.timecontrol import TimeControl
+
+LADDER_MATCH = re.compile(r"(LD[0-9a-f]{8})\.\d+\.")
+"""The referee's id of a ladder's match: the ladder's id, the match's number, a run suffix."""
+
+
+def ladder_of(match_id: str) -> str:
+    """The ladder a match was played for ("" for any other match)."""
+    found = LADDER_MATCH.match(match_id)
+    return found.group(1) if found else ""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -28,6 +38,11 @@ class MatchInfo:
     started_at: float
     ended_at: float
     running: bool
+
+    @property
+    def ladder_id(self) -> str:
+        """The ladder the match was played for ("" for any other)."""
+        return ladder_of(self.match_id)
 
     @property
     def position(self) -> Position:
@@ -86,17 +101,23 @@ class MatchQuery:
     game: str = ""
     bot: str = ""
     running: bool | None = None
+    ladder: str = ""
+    """A ladder's matches (never combined with game or bot: it has an index of its own)."""
 
     def fits(self, info: MatchInfo) -> bool:
         """Whether ``info`` is one of them."""
         return (
-            (not self.game or info.game == self.game)
+            (not self.ladder or info.ladder_id == self.ladder)
+            and (not self.game or info.game == self.game)
             and (not self.bot or self.bot in info.players)
             and (self.running is None or info.running == self.running)
         )
 
     def index_keys(self) -> tuple[str, ...]:
-        """The index that holds exactly the finished matches fitting the game and bot filters."""
+        """The index that holds exactly the finished matches fitting the game and bot filters (or
+        the ladder's)."""
+        if self.ladder:
+            return ("ladder", self.ladder)
         game: tuple[str, ...] = ("game", self.game) if self.game else ()
         bot: tuple[str, ...] = ("bot", self.bot) if self.bot else ()
         return game + bot
@@ -107,8 +128,10 @@ Position = tuple[float, str]
 
 
 def index_names(info: MatchInfo) -> list[tuple[str, ...]]:
-    """Every index a finished match is listed in: all, by game, by bot, by game and bot."""
+    """Every index a finished match is listed in: all, by game, by bot, by game and bot, by ladder."""
     names: list[tuple[str, ...]] = [(), ("game", info.game)]
     for bot in sorted(set(info.players)):
         names += [("bot", bot), ("game", info.game, "bot", bot)]
+    if info.ladder_id:
+        names.append(("ladder", info.ladder_id))
     return names

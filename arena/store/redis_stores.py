@@ -100,7 +100,8 @@ class RedisRecordStore:
 
     Sorted sets by end time index the summaries for each list filter: ``arena:records`` (all),
     ``arena:records:game:{game}``, ``arena:records:bot:{bot}`` and
-    ``arena:records:game:{game}:bot:{bot}``; a page is a range of one of them.
+    ``arena:records:game:{game}:bot:{bot}`` and ``arena:records:ladder:{ladder}``; a page is a range
+    of one of them.
 
     Sealed records (the rotations of a duplicate deal still being played) wait apart, unlisted and
     unreadable: ``arena:sealed:{seal}`` hash id → JSON, ``arena:sealed-record:{id}`` → its seal.

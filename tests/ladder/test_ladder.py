@@ -16,11 +16,12 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import grpc
 import pytest
 
 from arena.store.embedded import EmbeddedRedis
 from arena.store.redis_stores import connect, key
-from arena.v1 import ladder_pb2
+from arena.v1 import ladder_pb2, match_pb2, match_pb2_grpc
 from tests.ladder.harness import (
     GradedBot,
     Nodes,
@@ -73,7 +74,7 @@ async def _at_least(client: object, ladder_id: str, count: int) -> bool:
     return len(await stored_results(client, ladder_id)) >= count
 
 
-async def test_bots_join_leave_and_come_back(nodes: Nodes, redis7: EmbeddedRedis) -> None:
+async def test_bots_join_leave_come_back_and_retire(nodes: Nodes, redis7: EmbeddedRedis) -> None:
     address = nodes.start("n1")
     for seed, name in enumerate(("a", "b", "c")):
         await nodes.connect(name, random_bot(2, seed))
@@ -85,9 +86,9 @@ async def test_bots_join_leave_and_come_back(nodes: Nodes, redis7: EmbeddedRedis
 
     try:
         await until(lambda: _at_least(client, ladder_id, 20), 30)
-        # A bot joining mid-run gets games at once.
-        await nodes.connect("late", random_bot(2, 9))
-        await until(lambda: _positive(played_by("late")), 5)
+        # A bot joining mid-run (a new version of c) gets games at once.
+        await nodes.connect("c@v2", random_bot(2, 9))
+        await until(lambda: _positive(played_by("c@v2")), 5)
         # A bot that leaves is no longer scheduled, and keeps its rating.
         await nodes.disconnect("a")
         await asyncio.sleep(1.5)  # its directory entry goes; a pass under way may still pick it
@@ -96,11 +97,33 @@ async def test_bots_join_leave_and_come_back(nodes: Nodes, redis7: EmbeddedRedis
         await until(lambda: _at_least(client, ladder_id, done + 20), 30)
         assert await played_by("a") == before
         board = {e.bot_name: e for e in (await standings(address, ladder_id)).entries}
-        assert set(board) == {"a", "b", "c", "late"}
+        assert set(board) == {"a", "b", "c", "c@v2"}
         assert not board["a"].connected and board["a"].games > 0 and board["b"].connected
+        assert (board["c@v2"].base_name, board["c@v2"].version) == ("c", "v2")
+        assert (board["c"].base_name, board["c"].version) == ("c", "")
         # Back: it plays again.
         await nodes.connect("a", random_bot(2, 10))
         await until(lambda: _more(played_by("a"), before), 5)
+        # Retired: c's first version is no longer scheduled; its line stays, marked.
+        await ladder_call(address, "RetireBot", ladder_pb2.RetireBotRequest(bot_name="c"))
+        await asyncio.sleep(1.0)
+        retired_at = await played_by("c")
+        done = len(await stored_results(client, ladder_id))
+        await until(lambda: _at_least(client, ladder_id, done + 20), 30)
+        assert await played_by("c") == retired_at
+        board = {e.bot_name: e for e in (await standings(address, ladder_id)).entries}
+        assert board["c"].retired and board["c"].games > 0 and not board["c@v2"].retired
+        # Its matches are listed by ladder.
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            listed = await stub.ListMatches(match_pb2.ListMatchesRequest(ladder_id=ladder_id, page_size=500))
+            assert listed.matches and {m.ladder_id for m in listed.matches} == {ladder_id}
+            assert {m.match_id.rsplit(".", 1)[0] for m in listed.matches} <= set(await scheduled(client, ladder_id))
+            others = await stub.ListMatches(match_pb2.ListMatchesRequest(ladder_id="LD00000000"))
+            assert not others.matches
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await stub.ListMatches(match_pb2.ListMatchesRequest(ladder_id=ladder_id, game="5211"))
+            assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
         # Paused: nothing new is scheduled.
         await ladder_call(address, "PauseLadder", ladder_pb2.PauseLadderRequest(ladder_id=ladder_id))
         await until(lambda: _open_is(client, ladder_id, 0), 20)
