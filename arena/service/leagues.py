@@ -187,7 +187,7 @@ class LeagueService:
     async def get(self, league_id: str) -> LeagueInfo:
         """A league and its progress."""
         stored = await self.store.spec(league_id)
-        if stored is None:
+        if stored is None or stored.get("kind") == "ladder":  # a ladder keeps its spec beside the leagues'
             raise LeagueNotFoundError(f"no league {echo(league_id)}")
         total, done, running = await self.store.progress(league_id)
         cancelled = await self.store.is_cancelled(league_id)

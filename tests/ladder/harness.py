@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
+from arena_bot import Bot
+from arena_bot.bots import HeuristicBot, RandomBot
 
 from arena.admin import register_bot
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.redis_stores import key, text
 from arena.v1 import ladder_pb2, ladder_pb2_grpc
-from arena_bot import Bot
-from arena_bot.bots import HeuristicBot, RandomBot
 from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
 
 
