@@ -85,6 +85,7 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_heuristic.py --game azul --option wall=grey --players 2 3 4
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_store.py
+	$(PY) benchmarks/bench_ladder.py
 
 golden: $(STAMP) ## Regenerate the golden playthrough files in tests/games/golden/
 	$(PY) -m tests.games.golden --write

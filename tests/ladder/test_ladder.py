@@ -5,12 +5,13 @@
 - a bot that joins mid-run gets games at once; one that disconnects is no longer scheduled and
   keeps its rating; when it reconnects it plays again;
 - a node SIGKILLed mid-ladder loses and doubles nothing: every scheduled match gets one result or
-  is dropped (a bot was gone), none is stuck, none counts twice.
+  is dropped (a bot was gone), none is stuck, none counts twice; so does a Redis restart.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from redis.exceptions import RedisError
 
 from arena.store.embedded import EmbeddedRedis
 from arena.store.redis_stores import connect, key
@@ -173,5 +175,34 @@ async def test_a_node_killed_mid_ladder_loses_and_doubles_nothing(nodes: Nodes, 
         assert sum(e.games for e in board.entries) <= 2 * len(results)
         indices = sorted(index for index, _ in matches.values())
         assert indices == list(range(indices[0], indices[0] + len(indices))), "a scheduled match went missing"
+    finally:
+        await client.aclose()
+
+
+@pytest.mark.slow
+async def test_a_ladder_rides_out_a_redis_restart(nodes: Nodes, redis7: EmbeddedRedis) -> None:
+    address = nodes.start("r1")
+    for seed, name in enumerate(("r-a", "r-b", "r-c")):
+        await nodes.connect(name, random_bot(2, seed))
+    ladder_id = await create_ladder(address)
+    client = connect(redis7.url)
+    try:
+        await until(lambda: _at_least(client, ladder_id, 20), 30)
+        assert redis7.process is not None
+        redis7.process.kill()  # its watchdog starts it again on the same files
+        await asyncio.sleep(1.0)
+        done = 0
+        for _ in range(100):  # this test's own connection breaks too
+            with contextlib.suppress(RedisError):
+                done = len(await stored_results(client, ladder_id))
+                break
+            await asyncio.sleep(0.1)
+        await until(lambda: _at_least(client, ladder_id, done + 30), 40)
+        await ladder_call(address, "PauseLadder", ladder_pb2.PauseLadderRequest(ladder_id=ladder_id))
+        await until(lambda: _open_is(client, ladder_id, 0), 30)
+        results = await stored_results(client, ladder_id)
+        assert len(results) == len(set(results)), "a match counted twice"
+        board = await standings(address, ladder_id)
+        assert sum(e.games for e in board.entries) == 2 * len(results)
     finally:
         await client.aclose()
