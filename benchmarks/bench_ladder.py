@@ -14,7 +14,7 @@ better bot winning with the Elo probability ``1 / (1 + 10^(-d/400))``). Each rep
 It prints, per checkpoint, the share of repetitions that got the order right, and for each way the
 first checkpoint at which that share reaches 95%.
 
-    .venv/bin/python benchmarks/bench_ladder.py [--reps 200] [--gap 100] [--max 1000] [--seed 1]
+    .venv/bin/python benchmarks/bench_ladder.py [--reps 200] [--gap 100] [--max 700] [--seed 1]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from arena.league.bradley_terry import PRIOR_SD
 from arena.league.result import MatchResult
 
 BOTS = ("b0", "b1", "b2", "b3", "b4")
-CHECKPOINTS = (50, 100, 150, 200, 250, 300, 350, 400, 500, 600, 700, 800, 1000, 1200, 1500, 2000)
+CHECKPOINTS = (50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 600, 700, 800, 1000, 1200, 1500, 2000)
 TARGET = 0.95
 
 Scheduler = Callable[[list[MatchResult], random.Random], list[tuple[str, str]]]
@@ -100,11 +100,15 @@ def trial(make: Callable[[], Scheduler], strength: dict[str, float], most: int, 
     return right
 
 
-def first_reaching(shares: dict[int, float]) -> int | None:
-    """The first checkpoint from which on the share stays at or above the target."""
-    for checkpoint in sorted(shares):
-        if all(shares[c] >= TARGET for c in shares if c >= checkpoint):
-            return checkpoint
+def crossing(shares: dict[int, float]) -> float | None:
+    """Matches at which the share reaches the target and stays there (linear between checkpoints)."""
+    points = sorted(shares.items())
+    for i, (checkpoint, share) in enumerate(points):
+        if all(s >= TARGET for _, s in points[i:]):
+            if i == 0:
+                return float(checkpoint)
+            before, low = points[i - 1]
+            return before + (checkpoint - before) * (TARGET - low) / (share - low)
     return None
 
 
@@ -112,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--gap", type=float, default=100.0, help="Elo between neighbours (default %(default)s)")
-    parser.add_argument("--max", type=int, default=1000, help="matches per repetition (default %(default)s)")
+    parser.add_argument("--max", type=int, default=700, help="matches per repetition (default %(default)s)")
     parser.add_argument("--refit", type=int, default=10, help="ladder: refit every N matches (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
@@ -130,9 +134,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"{'matches':>8} " + " ".join(f"{name:>12}" for name in ways))
     for checkpoint in shares["ladder"]:
         print(f"{checkpoint:>8} " + " ".join(f"{shares[name][checkpoint]:>12.3f}" for name in ways))
-    needed = {name: first_reaching(share) for name, share in shares.items()}
+    needed = {name: crossing(share) for name, share in shares.items()}
     for name, count in needed.items():
-        print(f"{name}: {count if count else f'more than {args.max}'} matches to order them with 95% probability")
+        shown = f"{count:.0f}" if count else f"more than {args.max}"
+        print(f"{name}: {shown} matches to order them with 95% probability (interpolated between checkpoints)")
     if needed["ladder"] and needed["round robin"]:
         print(f"ladder / round robin: {needed['ladder'] / needed['round robin']:.2f}")
     print(f"({time.perf_counter() - started:.0f} s)")

@@ -131,7 +131,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         return ladder_pb2.GetStandingsResponse(
             ladder=ladder_to_proto(info, len(lines)),
             entries=[
-                standing_to_proto(line, line.bot in online and info.game in online[line.bot][0]) for line in lines
+                standing_to_proto(line, line.bot in online and info.game in online[line.bot].games) for line in lines
             ],
             provisional_games=PROVISIONAL_GAMES,
         )

@@ -35,7 +35,7 @@ from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import MAX_REQUEST_ID, LeagueNotFoundError
-from arena.store.ladders import LadderStore
+from arena.store.ladders import LadderStore, Online
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +243,9 @@ class Matchmaker:
         busy: Counter[str] = Counter()
         for table in await self.store.open_tables(ladder_ids):
             busy.update(table)
-        free = {bot: capacity - busy[bot] for bot, (_, capacity) in online.items() if bot not in retired}
+        free = {
+            bot: seen.capacity - seen.held_elsewhere - busy[bot] for bot, seen in online.items() if bot not in retired
+        }
         self.rng.shuffle(running)
         made = 0
         for ladder_id in running:
@@ -251,15 +253,13 @@ class Matchmaker:
         self.scheduled += made
         return made
 
-    async def _fill(
-        self, ladder_id: str, online: Mapping[str, tuple[frozenset[str], int]], free: dict[str, int]
-    ) -> int:
+    async def _fill(self, ladder_id: str, online: Mapping[str, Online], free: dict[str, int]) -> int:
         info, lines = await self.service.standings(ladder_id)
         await self._chart(info, lines)
         known = {line.bot: line for line in lines}
         candidates = []
-        for bot, (games, _) in online.items():
-            if free.get(bot, 0) <= 0 or info.game not in games:
+        for bot, seen in online.items():
+            if free.get(bot, 0) <= 0 or info.game not in seen.games:
                 continue
             line = known.get(bot)
             candidates.append(

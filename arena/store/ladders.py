@@ -24,6 +24,7 @@ matchmaker lease, and never to a paused ladder.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -32,6 +33,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from arena.store.leagues import QUEUE_STREAM, REQUEST_TTL_SECONDS
+from arena.store.match_index import ladder_of
 from arena.store.redis_stores import key, text
 
 HISTORY_POINTS = 2000
@@ -252,20 +254,36 @@ class LadderStore:
         flags = await self.r.smismember(key("retired"), list(bots))
         return frozenset(bot for bot, flag in zip(bots, flags, strict=True) if flag)
 
-    async def online(self) -> dict[str, tuple[frozenset[str], int]]:
-        """Every bot connected to a node now: the games its connection plays and its capacity."""
+    async def online(self) -> dict[str, Online]:
+        """Every bot connected to a node now: the games its connection plays, its capacity, and the
+        match slots held by matches that are not a ladder's (a league's, or started by hand)."""
         now = time.time()
         await self.r.zremrangebyscore(key("online"), "-inf", now)
         bots = [text(b) for b in await self.r.zrangebyscore(key("online"), now, "+inf")]
-        found: dict[str, tuple[frozenset[str], int]] = {}
+        found: dict[str, Online] = {}
         for start in range(0, len(bots), 1000):
             chunk = bots[start : start + 1000]
             async with self.r.pipeline(transaction=False) as pipe:
                 for bot in chunk:
                     pipe.get(key("botplays", bot))
                     pipe.get(key("botcap", bot))
+                    pipe.zrangebyscore(key("slots", bot), now, "+inf")
                 replies = await pipe.execute()
-            for bot, plays, cap in zip(chunk, replies[::2], replies[1::2], strict=True):
+            for i, bot in enumerate(chunk):
+                plays, cap, holds = replies[3 * i : 3 * i + 3]
                 if plays is not None and cap is not None:
-                    found[bot] = frozenset(json.loads(plays)), int(cap)
+                    others = sum(1 for hold in holds if not ladder_of(text(hold)))
+                    found[bot] = Online(frozenset(json.loads(plays)), int(cap), others)
         return found
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Online:
+    """A connected bot, as the matchmaker needs it."""
+
+    games: frozenset[str]
+    """The games its connection plays."""
+    capacity: int
+    """The matches at once its connection asked for."""
+    held_elsewhere: int
+    """Its match slots held now by matches that are not a ladder's."""

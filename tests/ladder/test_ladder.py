@@ -21,9 +21,12 @@ import grpc
 import pytest
 from redis.exceptions import RedisError
 
+from arena.admin import register_bot
 from arena.store.embedded import EmbeddedRedis
 from arena.store.redis_stores import connect, key
 from arena.v1 import ladder_pb2, match_pb2, match_pb2_grpc
+from tests.grpc.harness import ADMIN, ADMIN_METADATA
+from tests.grpc.rawbot import RawBot
 from tests.ladder.harness import (
     GradedBot,
     Nodes,
@@ -206,3 +209,28 @@ async def test_a_ladder_rides_out_a_redis_restart(nodes: Nodes, redis7: Embedded
         assert sum(e.games for e in board.entries) == 2 * len(results)
     finally:
         await client.aclose()
+
+
+async def test_slots_held_by_other_matches_are_not_booked_twice(nodes: Nodes, redis7: EmbeddedRedis) -> None:
+    address = nodes.start("s1")
+    slow = RawBot(address, await asyncio.to_thread(register_bot, address, "slow", ADMIN), lambda _: None, capacity=1)
+    slow.start()
+    try:
+        await asyncio.wait_for(slow.welcomed.wait(), 10)
+        for seed, name in enumerate(("x", "y", "z")):
+            await nodes.connect(name, random_bot(1, seed))
+        await asyncio.sleep(1.0)  # connected everywhere
+        request = match_pb2.StartMatchRequest(game="5211", bot_names=["slow", "x"], seed=1)
+        request.time_control.decision_allowance.FromSeconds(10)
+        async with grpc.aio.insecure_channel(address) as channel:
+            await match_pb2_grpc.MatchServiceStub(channel).StartMatch(request, metadata=ADMIN_METADATA)
+        ladder_id = await create_ladder(address)
+        client = connect(redis7.url)
+        try:
+            await until(lambda: _at_least(client, ladder_id, 6), 8)  # y and z play on meanwhile
+            # x's one slot is held by the hand-started match: the ladder books none of x's (nor slow's).
+            assert all({"x", "slow"}.isdisjoint(bots) for _, bots in (await scheduled(client, ladder_id)).values())
+        finally:
+            await client.aclose()
+    finally:
+        await slow.stop()
