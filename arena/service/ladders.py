@@ -45,6 +45,10 @@ LEASE_SECONDS = 3.0
 """The matchmaker lease: a dead node's matchmaking is taken over after this long."""
 PASS_SECONDS = 0.5
 """How often the matchmaker fills free slots."""
+WAKE_SECONDS = 0.05
+"""How often the lease holder looks whether a match ended (one GET), while a ladder runs."""
+REFIT_SECONDS = 1.0
+"""The matchmaker pairs by standings at most this old."""
 BOARD_CACHE_SIZE = 64
 """Fitted standings kept (one per ladder version asked)."""
 
@@ -212,32 +216,50 @@ class Matchmaker:
         self.lease_seconds = lease_seconds
         self.rng = random.Random(seed)
         self.scheduled = 0
+        self.active = False
+        """Whether a ladder was running at the last pass (then match ends wake the matchmaker)."""
+        self._fitted: dict[str, tuple[float, int, list[Standing]]] = {}
+        """Per ladder: when its standings were fitted, of how many results, and the lines."""
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Make matches every ``pass_seconds`` while this node holds the lease, until ``stop``."""
+        """Make matches every ``pass_seconds`` while this node holds the lease, and at once when a
+        match ends or a bot connects anywhere (the queue's generation count moves), until ``stop``."""
+        loop = asyncio.get_running_loop()
+        next_pass = 0.0
+        generation: int | None = None
+        holding = False
         while not stop.is_set():
+            wait = self.pass_seconds
             try:
-                if await self.store.hold_matchmaking(self.owner, self.lease_seconds):
-                    await self.one_pass()
+                if loop.time() >= next_pass:
+                    next_pass = loop.time() + self.pass_seconds
+                    holding = await self.store.hold_matchmaking(self.owner, self.lease_seconds)
+                    self.active = holding and await self.one_pass() >= 0
+                if holding and self.active:
+                    seen = await self.service.queue.generation()
+                    if generation is not None and seen != generation:
+                        next_pass = 0.0
+                    generation = seen
+                    wait = min(wait, WAKE_SECONDS)
             except (RedisError, OSError) as error:
                 log.warning("matchmaking paused: redis unavailable (%s)", error)
             except Exception:
                 log.exception("matchmaking pass failed")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.pass_seconds)
+                await asyncio.wait_for(stop.wait(), wait)
         with contextlib.suppress(RedisError, OSError):
             await self.store.release_matchmaking(self.owner)
 
     async def one_pass(self) -> int:
         """Fill the free slots of connected bots with matches of every running ladder; returns how
-        many matches were scheduled."""
+        many matches were scheduled (-1: no ladder is running)."""
         ladder_ids = await self.store.all_ids()
         if not ladder_ids:
-            return 0
+            return -1
         paused = await self.store.paused(ladder_ids)
         running = [ladder for ladder, stopped in zip(ladder_ids, paused, strict=True) if not stopped]
         if not running:
-            return 0
+            return -1
         online = await self.store.online()
         retired = await self.store.retired(sorted(online))
         busy: Counter[str] = Counter()
@@ -254,8 +276,8 @@ class Matchmaker:
         return made
 
     async def _fill(self, ladder_id: str, online: Mapping[str, Online], free: dict[str, int]) -> int:
-        info, lines = await self.service.standings(ladder_id)
-        await self._chart(info, lines)
+        info = await self.service.get(ladder_id)
+        lines = await self._standings(info)
         known = {line.bot: line for line in lines}
         candidates = []
         for bot, seen in online.items():
@@ -299,6 +321,17 @@ class Matchmaker:
                 for bot in bots:
                     free[bot] = free.get(bot, 0) - 1
         return added
+
+    async def _standings(self, info: LadderInfo) -> Sequence[Standing]:
+        """The ladder's standings as of at most ``REFIT_SECONDS`` ago (charted when refitted)."""
+        now = asyncio.get_running_loop().time()
+        fitted = self._fitted.get(info.ladder_id)
+        if fitted is not None and (fitted[1] == info.done or now - fitted[0] < REFIT_SECONDS):
+            return fitted[2]
+        _, lines = await self.service.standings(info.ladder_id)
+        self._fitted[info.ladder_id] = now, info.done, lines
+        await self._chart(info, lines)
+        return lines
 
     async def _chart(self, info: LadderInfo, lines: Sequence[Standing]) -> None:
         """Persist a rating point for every bot whose rated games changed."""

@@ -15,10 +15,12 @@ from arena_bot import Bot
 from arena_bot.bots import HeuristicBot, RandomBot
 
 from arena.admin import register_bot
+from arena.launch import start_serve
 from arena.store.embedded import EmbeddedRedis, free_port
+from arena.store.leagues import QUEUE_GROUP, QUEUE_STREAM
 from arena.store.redis_stores import key, text
 from arena.v1 import ladder_pb2, ladder_pb2_grpc
-from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
+from tests.grpc.harness import ADMIN, ADMIN_METADATA
 
 
 class GradedBot(HeuristicBot):
@@ -51,9 +53,17 @@ class Nodes:
     def start(self, node_id: str) -> str:
         """Start a node; returns its address."""
         port = free_port()
-        self.processes[node_id] = start_node(self.redis.url, node_id, port, self.data / node_id)
+        args = ["--address", f"127.0.0.1:{port}", "--redis", self.redis.url, "--node-id", node_id]
+        args += ["--lease-seconds", "1", "--open-registration", "--admin-token", ADMIN]
+        args += ["--data-dir", str(self.data / node_id), "--metrics-address", ""]
+        args += ["--log-format", "text", "--log-level", "warning"]
+        self.processes[node_id] = start_serve(args, log=self.log(node_id))[0]
         self.addresses[node_id] = address = f"127.0.0.1:{port}"
         return address
+
+    def log(self, node_id: str) -> Path:
+        """Where the node writes its log."""
+        return self.data / f"{node_id}.log"
 
     def kill(self, node_id: str) -> None:
         """SIGKILL a node."""
@@ -97,10 +107,15 @@ async def ladder_call(address: str, method: str, request: object) -> object:
         return await getattr(stub, method)(request, metadata=ADMIN_METADATA, timeout=20)
 
 
-async def create_ladder(address: str, players: int = 2, duplicate: bool = False) -> str:
-    """A new 5211 ladder's id."""
+async def create_ladder(address: str, players: int = 2, duplicate: bool = False, quick: bool = False) -> str:
+    """A new 5211 ladder's id; ``quick``: a seat whose bot is gone forfeits within seconds."""
     spec = ladder_pb2.LadderSpec(game="5211", players_per_match=players, duplicate_deals=duplicate)
     spec.time_control.decision_allowance.FromSeconds(5)
+    if quick:
+        spec.time_control.decision_allowance.FromSeconds(2)
+        spec.time_control.time_bank.FromSeconds(1)
+        spec.time_control.disconnect_grace.FromSeconds(2)
+        spec.time_control.strike_limit = 1
     response = await ladder_call(address, "CreateLadder", ladder_pb2.CreateLadderRequest(spec=spec))
     assert isinstance(response, ladder_pb2.CreateLadderResponse)
     return str(response.ladder.ladder_id)
@@ -135,3 +150,18 @@ async def until(predicate: object, seconds: float, poll: float = 0.25) -> None:
             return
         await asyncio.sleep(poll)
     raise AssertionError(f"not within {seconds} s")
+
+
+async def explain_open(client: object, ladder_id: str) -> str:
+    """Where each open match of the ladder is: its queue entry and who holds it, or that it is nowhere."""
+    r = client
+    lines = []
+    for match_id in sorted(text(m) for m in await r.smembers(key("league", f"{ladder_id}:open"))):  # type: ignore[attr-defined]
+        where = await r.hget(key("league", f"{ladder_id}:where"), match_id)  # type: ignore[attr-defined]
+        where = text(where) if where is not None else ""
+        entry = await r.xrange(QUEUE_STREAM, where, where) if where and not where.startswith("p:") else []  # type: ignore[attr-defined]
+        pending = await r.xpending_range(QUEUE_STREAM, QUEUE_GROUP, where, where, 1) if entry else []  # type: ignore[attr-defined]
+        running = await r.sismember(key("league", f"{ladder_id}:running"), match_id)  # type: ignore[attr-defined]
+        spec = await r.hget(key("league", f"{ladder_id}:matches"), match_id)  # type: ignore[attr-defined]
+        lines.append(f"{match_id} where={where!r} queued={bool(entry)} pending={pending} running={running} {spec!r}")
+    return "\n".join(lines)

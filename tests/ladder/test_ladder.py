@@ -31,6 +31,7 @@ from tests.ladder.harness import (
     GradedBot,
     Nodes,
     create_ladder,
+    explain_open,
     ladder_call,
     random_bot,
     scheduled,
@@ -158,15 +159,26 @@ async def test_a_node_killed_mid_ladder_loses_and_doubles_nothing(nodes: Nodes, 
         # Half the bots on each node; each falls back to the other node when its own dies.
         home = [first, second] if seed % 2 == 0 else [second, first]
         await nodes.connect(name, random_bot(3, seed), home)
-    ladder_id = await create_ladder(first, duplicate=True)
+    # A seat whose bot was on the dead node forfeits within seconds (its bot reconnects elsewhere).
+    ladder_id = await create_ladder(first, duplicate=True, quick=True)
     client = connect(redis7.url)
     try:
         await until(lambda: _at_least(client, ladder_id, 30), 30)
         nodes.kill("k1")  # mid-ladder: matches running and queued there, maybe the matchmaker lease
         done = len(await stored_results(client, ladder_id))
-        await until(lambda: _at_least(client, ladder_id, done + 40), 45)
+        try:
+            await until(lambda: _at_least(client, ladder_id, done + 40), 45)
+        except AssertionError:
+            now = len(await stored_results(client, ladder_id))
+            log = nodes.log("k2").read_text()[-3000:]
+            raise AssertionError(
+                f"{now - done} results since the kill; open:\n{await explain_open(client, ladder_id)}\n{log}"
+            ) from None
         await ladder_call(second, "PauseLadder", ladder_pb2.PauseLadderRequest(ladder_id=ladder_id))
-        await until(lambda: _open_is(client, ladder_id, 0), 45)
+        try:
+            await until(lambda: _open_is(client, ladder_id, 0), 60)
+        except AssertionError:
+            raise AssertionError(f"matches stuck open:\n{await explain_open(client, ladder_id)}") from None
         results = await stored_results(client, ladder_id)
         matches = await scheduled(client, ladder_id)
         assert len(results) == len(set(results)), "a match counted twice"
