@@ -56,7 +56,7 @@ class Nodes:
         args = ["--address", f"127.0.0.1:{port}", "--redis", self.redis.url, "--node-id", node_id]
         args += ["--lease-seconds", "1", "--open-registration", "--admin-token", ADMIN]
         args += ["--data-dir", str(self.data / node_id), "--metrics-address", ""]
-        args += ["--log-format", "text", "--log-level", "warning"]
+        args += ["--log-format", "text", "--log-level", "warning", "--web-port", "0"]
         self.processes[node_id] = start_serve(args, log=self.log(node_id))[0]
         self.addresses[node_id] = address = f"127.0.0.1:{port}"
         return address
