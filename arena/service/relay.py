@@ -36,6 +36,10 @@ INBOX_LENGTH = 100_000
 PRESENCE_SECONDS = 15
 STALE_SECONDS = 120.0
 """A cross-node seat whose referee has said nothing this long is dropped (its node died)."""
+ORIGIN_CHECK_SECONDS = 2.0
+"""How often a node checks that the referees of its bots' cross-node seats are alive: a seat whose
+referee's node has no heartbeat at two checks in a row is dropped (its match runs elsewhere now),
+freeing the bot's match slot long before ``STALE_SECONDS``."""
 FOLLOW_SECONDS = 0.5
 """How often a pending cross-node request checks where its bot is."""
 
@@ -154,8 +158,12 @@ class Relay:
         """Read this node's inbox until ``stop``."""
         last = "$"
         inbox = key("relay", self.node_id)
+        checked = self.clock.now()
         while not stop.is_set():
             try:
+                if self.clock.now() - checked >= ORIGIN_CHECK_SECONDS:
+                    checked = self.clock.now()
+                    await self.check_origins()
                 reply = await self.r.xread({inbox: last}, count=500, block=200)
             except (RedisError, OSError) as error:
                 log.warning("relay inbox unavailable: %s", error)
@@ -169,6 +177,29 @@ class Relay:
                         self.handle({text(k): text(v) for k, v in fields.items()})
                     except Exception:
                         log.exception("bad relay message %s", last)
+
+    async def check_origins(self) -> None:
+        """Mark the cross-node seats whose referee's node has had no heartbeat at two checks in a row."""
+        proxies = [
+            seat
+            for session in self.hub.sessions.values()
+            for seat in session.all_seats()
+            if isinstance(seat, ProxySeat) and not seat.origin_gone
+        ]
+        origins = sorted({seat.origin for seat in proxies})
+        if not origins:
+            return
+        async with self.r.pipeline(transaction=False) as pipe:
+            for origin in origins:
+                pipe.exists(key("node", origin))
+            alive = dict(zip(origins, await pipe.execute(), strict=True))
+        for seat in proxies:
+            if alive[seat.origin]:
+                seat.origin_missed = False
+            elif seat.origin_missed:
+                seat.origin_gone = True
+            else:
+                seat.origin_missed = True
 
     def handle(self, message: dict[str, str]) -> None:
         """One message from another node."""
@@ -321,14 +352,19 @@ class ProxySeat(RemoteSeat):
         self.request_payload = ""
         self.request_sequence = 0
         self.heard = clock.now()
+        self.origin_missed = False
+        """The origin's node had no heartbeat at the last check."""
+        self.origin_gone = False
+        """The origin's node had none at two checks in a row: it died, and the match runs elsewhere."""
 
     def _fields(self, kind: str) -> dict[str, str]:
         """The fields that say which seat a message to the origin is about."""
         return {"t": kind, "match": self.match_id, "bot": self.session.name, "seat": str(self.seat)}
 
     def is_stale(self) -> bool:
-        """The origin has said nothing for a long while: it died, and its match runs elsewhere."""
-        return self.clock.now() - self.heard > STALE_SECONDS
+        """The origin died (its node's heartbeat is gone, or it said nothing for a long while), and
+        its match runs elsewhere."""
+        return self.origin_gone or self.clock.now() - self.heard > STALE_SECONDS
 
     def _deliver(self, payload: str) -> None:
         self.session.send(Relayed(base64.b64decode(payload)))
