@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 
 import grpc
 from rich import box
@@ -30,6 +31,7 @@ def create_ladder(
     players: int,
     name: str = "",
     duplicate: bool = False,
+    options: Mapping[str, str] | None = None,
     decision_seconds: float = 1.0,
     bank_seconds: float = 10.0,
     tls: ClientTls | None = None,
@@ -40,6 +42,7 @@ def create_ladder(
         game=game,
         players_per_match=players,
         duplicate_deals=duplicate,
+        options=dict(options or {}),
         time_control=common_pb2.TimeControl(
             decision_allowance=duration_to_proto(decision_seconds), time_bank=duration_to_proto(bank_seconds)
         ),
@@ -98,8 +101,10 @@ def ladder_line(ladder: ladder_pb2.Ladder) -> str:
     """One line about a ladder."""
     s = ladder.spec
     duplicate = ", duplicate deals" if s.duplicate_deals else ""
+    options = "".join(f", {name}={value}" for name, value in sorted(s.options.items()))
     return (
-        f"{ladder.ladder_id}  {s.name:<24} {s.game} for {s.players_per_match}{duplicate}: {state_name(ladder)}, "
+        f"{ladder.ladder_id}  {s.name:<24} {s.game} for {s.players_per_match}{duplicate}{options}: "
+        f"{state_name(ladder)}, "
         f"{ladder.status.matches_done} played, {ladder.status.matches_open} queued or playing"
     )
 

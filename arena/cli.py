@@ -284,6 +284,7 @@ def _ladder_create(args: argparse.Namespace) -> int:
         players=args.players,
         name=args.name,
         duplicate=args.duplicate,
+        options=dict(args.option),
         decision_seconds=args.decision_seconds,
         tls=_tls(args),
     )
@@ -676,6 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
     lcreate.add_argument("--name", default="", help="a display name")
     lcreate.add_argument("--duplicate", action="store_true", help="duplicate deals: each deal once per rotation")
     lcreate.add_argument("--decision-seconds", type=float, default=1.0)
+    _rules_options(lcreate)
     _client_options(lcreate)
     lcreate.set_defaults(handler=_ladder_create)
     llist = ladder_sub.add_parser("list", help="the most recent ladders")

@@ -13,6 +13,7 @@ from arena.node import ArenaNode
 from arena.service.ladders import LadderInfo, LadderService, LadderState
 from arena.service.leagues import LeaguesUnavailableError
 from arena.v1 import ladder_pb2, ladder_pb2_grpc
+from arena.wire import common as wire_common
 
 _STATES = {LadderState.RUNNING: ladder_pb2.LADDER_STATE_RUNNING, LadderState.PAUSED: ladder_pb2.LADDER_STATE_PAUSED}
 
@@ -27,6 +28,7 @@ def ladder_to_proto(info: LadderInfo, rated: int = 0) -> ladder_pb2.Ladder:
             players_per_match=info.players,
             duplicate_deals=info.duplicate,
             time_control=convert.time_control_to_proto(info.time_control),
+            options=wire_common.options_to_proto(info.options),
         ),
         state=_STATES[info.state],
         status=ladder_pb2.LadderStatus(matches_done=info.done, matches_open=info.open, bots_rated=rated),
@@ -83,6 +85,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
             name=spec.name,
             duplicate=spec.duplicate_deals,
             time_control=tc,
+            options=wire_common.options_from_proto(spec.options),
             request_id=request.request_id,
         )
         return ladder_pb2.CreateLadderResponse(ladder=ladder_to_proto(info))

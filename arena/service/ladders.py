@@ -78,6 +78,7 @@ class LadderInfo:
     players: int
     duplicate: bool
     time_control: TimeControl
+    options: dict[str, Any]
     created_at: float
     state: LadderState
     done: int
@@ -106,15 +107,19 @@ class LadderService:
         name: str = "",
         duplicate: bool = False,
         time_control: TimeControl | None = None,
+        options: Mapping[str, Any] | None = None,
         request_id: str = "",
     ) -> LadderInfo:
-        """Create a ladder (running at once). Refused with nothing stored (``UnknownGameError`` or
-        ``LadderSpecError``) for an unknown game or a table size the game does not have."""
+        """Create a ladder (running at once). Refused with nothing stored (``UnknownGameError``,
+        ``LadderSpecError`` or ``GameSetupError``, naming the value) for an unknown game, a table
+        size the game does not have, or rules options it refuses."""
         rules = get_game(game)
         players = players or 2
         if players not in rules.player_counts:
             counts = rules.player_counts
             raise LadderSpecError(f"{game} is for {counts.start} to {counts.stop - 1} players, not {players}")
+        options = dict(options or {})
+        rules.initial_state(players, 0, options)  # refuses options the game does not take
         ladder_id = new_ladder_id()
         spec = {
             "kind": "ladder",
@@ -123,7 +128,7 @@ class LadderService:
             "players_per_match": players,
             "duplicate": duplicate,
             "time_control": (time_control or TimeControl()).to_dict(),
-            "options": {},
+            "options": options,
             "created_at": self.clock.wall(),
         }
         await self.queue.ensure_group()
@@ -146,6 +151,7 @@ class LadderService:
             players=int(spec["players_per_match"]),
             duplicate=bool(spec.get("duplicate")),
             time_control=TimeControl.from_dict(spec.get("time_control") or {}),
+            options=dict(spec.get("options") or {}),
             created_at=float(spec.get("created_at", 0.0)),
             state=LadderState.PAUSED if paused else LadderState.RUNNING,
             done=done,
@@ -311,7 +317,14 @@ class Matchmaker:
             deal = first + offset - offset % per_deal  # a duplicate deal is numbered by its first match
             specs.append(
                 MatchSpec(
-                    ladder_id + f".{index:06d}", ladder_id, index, info.game, bots, deal, deal_id(ladder_id, deal)
+                    ladder_id + f".{index:06d}",
+                    ladder_id,
+                    index,
+                    info.game,
+                    bots,
+                    deal,
+                    deal_id(ladder_id, deal),
+                    options=info.options,
                 ).to_dict()
             )
             seated += list(enumerate(bots))

@@ -57,11 +57,32 @@ class LadderSpec(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class OptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     NAME_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     PLAYERS_PER_MATCH_FIELD_NUMBER: _builtins.int
     DUPLICATE_DEALS_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A display name (free text, at most 100 characters); empty = the ladder's id."""
     game: _builtins.str
@@ -74,6 +95,12 @@ class LadderSpec(_message.Message):
     def time_control(self) -> _common_pb2.TimeControl:
         """The time control of every match; unset = the server's default."""
 
+    @_builtins.property
+    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """The game's rules options (values are JSON literals, as in StartMatchRequest); options the game
+        refuses are INVALID_ARGUMENT, naming them, and nothing is created.
+        """
+
     def __init__(
         self,
         *,
@@ -82,10 +109,11 @@ class LadderSpec(_message.Message):
         players_per_match: _builtins.int = ...,
         duplicate_deals: _builtins.bool = ...,
         time_control: _common_pb2.TimeControl | None = ...,
+        options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate_deals", b"duplicate_deals", "game", b"game", "name", b"name", "players_per_match", b"players_per_match", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate_deals", b"duplicate_deals", "game", b"game", "name", b"name", "options", b"options", "players_per_match", b"players_per_match", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -44,6 +44,10 @@ async def test_ladders_from_the_command_line(node: str, capsys: pytest.CaptureFi
     # Mistakes get one line and change nothing.
     for args, says in (
         (["ladder", "create", "--game", "5211", "--players", "9", *admin], "5211 is for 2 to 5 players, not 9"),
+        (
+            ["ladder", "create", "--game", "5211", "--option", "nonsense=1", *admin],
+            "unknown 5211 option(s) ['nonsense']",
+        ),
         (["ladder", "show", "LDnothing", "--server", node], "not_found: no ladder 'LDnothing'"),
         (["ladder", "pause", "LDnothing", *admin], "not_found: no ladder 'LDnothing'"),
         (["bot", "retire", "nobody@v3", *admin], "not_found: no bot named 'nobody@v3' is registered"),
@@ -53,10 +57,24 @@ async def test_ladders_from_the_command_line(node: str, capsys: pytest.CaptureFi
         assert done.returncode != 0 and done.stderr.count("\n") == 1 and says in done.stderr, (args, done)
     assert (await run(capsys, "ladder", "list", "--server", node)).stdout == ""
 
-    made = await run(capsys, "ladder", "create", "--game", "5211", "--players", "3", "--name", "weekly", *admin)
+    made = await run(
+        capsys,
+        "ladder",
+        "create",
+        "--game",
+        "5211",
+        "--players",
+        "3",
+        "--name",
+        "weekly",
+        "--option",
+        "long_game=true",
+        *admin,
+    )
     assert made.returncode == 0, made.stderr
     ladder_id = made.stdout.split()[0]
     assert ladder_id.startswith("LD") and "weekly" in made.stdout and "running" in made.stdout
+    assert "long_game=true" in made.stdout
     league = await run(capsys, "leaderboard", ladder_id, "--server", node)  # a ladder is no league
     assert league.returncode != 0 and f"not_found: no league '{ladder_id}'" in league.stderr, league
     listed = await run(capsys, "ladder", "list", "--server", node)
