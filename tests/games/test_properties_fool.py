@@ -151,3 +151,21 @@ def test_check_action_and_apply_accept_exactly_the_legal_actions_and_a_rejection
                 GAME.apply(state, {seat: card})
         assert set(legal) == {c for c in CARDS if _rejection(state, seat, c) is None}
     assert dataclasses.astuple(state) == before, "the state is never changed"
+
+
+@QUICK
+@given(players=players_st, seed=seeds_st, rng=rngs_st)
+def test_every_card_played_reaches_every_seat_in_its_own_observations(
+    players: int, seed: int, rng: random.Random
+) -> None:
+    """The contract makes each card played, by whom and in which order, public: a seat is asked only on
+    its turns, so each of its observations must hold the match's every play so far (earlier rounds'
+    tricks too, or a seat that sits out a round's last trick never sees the tail of the one before)."""
+    state = GAME.initial_state(players, seed)
+    while not state.finished:
+        (seat,) = GAME.to_move(state)
+        view = GAME.observe(state, seat)
+        seen = [t.plays for r in view.rounds for t in r.tricks] + [t.plays for t in view.tricks] + [view.trick]
+        truth = [t.plays for r in state.history for t in r.tricks] + [t.plays for t in state.tricks] + [state.trick]
+        assert seen == truth, f"seat {seat} in round {state.round} misses cards played"
+        state = step(state, rng)

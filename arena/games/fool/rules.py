@@ -30,7 +30,7 @@ from arena.games.fool.cards import (
     format_cards,
     quote,
 )
-from arena.games.fool.scoring import RoundResult, RoundSummary, is_game_over, round_scores
+from arena.games.fool.scoring import RoundResult, is_game_over, round_scores
 from arena.games.fool.state import Observation, Setup, State
 from arena.games.fool.trick import Play, completed, legal_cards
 
@@ -107,7 +107,7 @@ class GameFool:
             deals=() if deck is None else _parse_deals(deck, cards_in_play),
         )
         zeros = (0,) * num_players
-        return _deal(setup, 1, first_dealer, (), (), zeros, zeros)
+        return _deal(setup, 1, first_dealer, (), zeros, zeros)
 
     # -- whose turn, and what they may do --------------------------------------------------------
 
@@ -209,7 +209,6 @@ class GameFool:
                 to_play,
                 state.tricks,
                 state.history,
-                state.rounds,
                 state.totals,
                 state.tens,
             )
@@ -229,7 +228,6 @@ class GameFool:
             _order(done.winner, setup.num_players, done.fools),
             tricks,
             state.history,
-            state.rounds,
             state.totals,
             state.tens,
         )
@@ -254,6 +252,12 @@ class GameFool:
     def public_view(self, state: State) -> Observation:
         """What a spectator may know: everything public, no hand."""
         return _view(state, None, ())
+
+    def round_result(self, view: Observation) -> tuple[int, RoundResult] | None:
+        """The last scored round in a view (public once scored) and its 1-based number; None before."""
+        if not view.rounds:
+            return None
+        return len(view.rounds), view.rounds[-1]
 
     def outcome(self, state: State) -> Outcome | None:
         """Most points wins; a tie is a shared win (contract **Decision**)."""
@@ -292,7 +296,7 @@ def _view(state: State, seat: Seat | None, hand: tuple[Card, ...]) -> Observatio
         to_play=state.to_play[0] if state.to_play else None,
         tricks=state.tricks,
         last_trick=state.tricks[-1] if state.tricks else state.history[-1].tricks[-1] if state.history else None,
-        rounds=state.rounds,
+        rounds=state.history,
         totals=state.totals,
         tens=state.tens,
         finished=state.finished,
@@ -313,7 +317,6 @@ def _deal(
     round_number: int,
     dealer: Seat,
     history: tuple[RoundResult, ...],
-    rounds: tuple[RoundSummary, ...],
     totals: tuple[int, ...],
     tens: tuple[int, ...],
 ) -> State:
@@ -334,7 +337,6 @@ def _deal(
         _order(leader, setup.num_players, ()),
         (),
         history,
-        rounds,
         totals,
         tens,
     )
@@ -347,9 +349,8 @@ def _end_round(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[
     tens = tuple(t + (s > 0) for t, s in zip(state.tens, scores, strict=True))
     result = RoundResult(state.round, state.dealer, tricks, hands, scores, totals, tens)
     history = (*state.history, result)
-    rounds = (*state.rounds, result.summary())
     if not is_game_over(totals, tens):
-        return _deal(setup, state.round + 1, (state.dealer + 1) % setup.num_players, history, rounds, totals, tens)
+        return _deal(setup, state.round + 1, (state.dealer + 1) % setup.num_players, history, totals, tens)
     last = tricks[-1]
     return State(
         setup,
@@ -363,7 +364,6 @@ def _end_round(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[
         (),
         tricks,
         history,
-        rounds,
         totals,
         tens,
     )

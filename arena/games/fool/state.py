@@ -6,7 +6,7 @@ import dataclasses
 
 from arena.games.base import Seat
 from arena.games.fool.cards import Card, Colour
-from arena.games.fool.scoring import RoundResult, RoundSummary
+from arena.games.fool.scoring import RoundResult
 from arena.games.fool.trick import Play, Trick
 
 
@@ -52,9 +52,7 @@ class State:
     tricks: tuple[Trick, ...]
     """This round's completed tricks (the last round's, once the match is over)."""
     history: tuple[RoundResult, ...]
-    """Every scored round with its tricks, oldest first (for replays and printers)."""
-    rounds: tuple[RoundSummary, ...]
-    """The same rounds without their tricks (what observations carry)."""
+    """Every scored round with its tricks, oldest first."""
     totals: tuple[int, ...]
     tens: tuple[int, ...]
     """Each seat's count of +10 rounds."""
@@ -101,10 +99,10 @@ class Observation:
     """This round's completed tricks (the last round's, once the match is over)."""
     last_trick: Trick | None
     """The latest completed trick: this round's last one, or the one that ended the last round."""
-    rounds: tuple[RoundSummary, ...]
-    """Every scored round: the hands left (revealed) and the scores. Earlier rounds' tricks are not
-    repeated in every observation: each was seen as it was played, nothing carries over a new
-    deal, and the match replay holds them all."""
+    rounds: tuple[RoundResult, ...]
+    """Every scored round, oldest first: its tricks, the hands left (revealed) and the scores. All
+    public: a seat is asked only on its turns, so its observation carries every card played in the
+    match (a seat that sits out a round's last trick has not seen the end of the one before)."""
     totals: tuple[int, ...]
     tens: tuple[int, ...]
     finished: bool
