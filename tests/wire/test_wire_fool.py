@@ -115,9 +115,7 @@ def test_other_seats_hands_do_not_change_the_bytes(seed: int, num_players: int, 
         hands = list(state.hands)
         for s in others:
             hands[s], pool = tuple(sorted(pool[: len(hands[s])])), pool[len(hands[s]) :]
-        other = dataclasses.replace(
-            state, hands=tuple(hands), setup=dataclasses.replace(state.setup, seed=rng.randrange(2**32))
-        )
+        other = state._replace(hands=tuple(hands), setup=dataclasses.replace(state.setup, seed=rng.randrange(2**32)))
         for mine, theirs in (
             (GAME.observe(state, seat), GAME.observe(other, seat)),
             (GAME.public_view(state), GAME.public_view(other)),
