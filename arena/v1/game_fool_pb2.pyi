@@ -160,6 +160,58 @@ class FoolTrick(_message.Message):
 Global___FoolTrick: _TypeAlias = FoolTrick  # noqa: Y015
 
 @_typing.final
+class FoolRoundSummary(_message.Message):
+    """A scored round without its tricks, what an observation keeps of every round. Mirrors
+    `arena.games.fool.scoring.RoundSummary`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    LEFT_IN_HAND_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
+    TOTALS_FIELD_NUMBER: _builtins.int
+    TENS_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The round's number, 1-based."""
+    dealer: _builtins.int
+    """The seat that dealt the round."""
+    @_builtins.property
+    def left_in_hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___FoolCards]:
+        """Each seat's cards left when the round ended, shown to everyone at scoring, in seat order."""
+
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's score for the round, in seat order."""
+
+    @_builtins.property
+    def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's running total after the round, in seat order."""
+
+    @_builtins.property
+    def tens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's count of +10 rounds after the round, in seat order."""
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        dealer: _builtins.int = ...,
+        left_in_hand: _abc.Iterable[Global___FoolCards] | None = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
+        totals: _abc.Iterable[_builtins.int] | None = ...,
+        tens: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer", b"dealer", "left_in_hand", b"left_in_hand", "round", b"round", "scores", b"scores", "tens", b"tens", "totals", b"totals"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FoolRoundSummary: _TypeAlias = FoolRoundSummary  # noqa: Y015
+
+@_typing.final
 class FoolRoundResult(_message.Message):
     """A scored round, public once scored. Mirrors `arena.games.fool.scoring.RoundResult`."""
 
@@ -243,10 +295,11 @@ class FoolObservation(_message.Message):
     TO_PLAY_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
     LAST_TRICK_FIELD_NUMBER: _builtins.int
-    ROUND_RESULTS_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
     TOTALS_FIELD_NUMBER: _builtins.int
     TENS_FIELD_NUMBER: _builtins.int
     FINISHED_FIELD_NUMBER: _builtins.int
+    LAST_ROUND_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The observing seat, 0-based; unset in a spectator's public view."""
     num_players: _builtins.int
@@ -302,10 +355,8 @@ class FoolObservation(_message.Message):
         """
 
     @_builtins.property
-    def round_results(self) -> _containers.RepeatedCompositeFieldContainer[Global___FoolRoundResult]:
-        """Every scored round of the match, oldest first, with its tricks, the hands left and the scores
-        [rounds].
-        """
+    def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___FoolRoundSummary]:
+        """Every scored round of the match, oldest first: the hands left and the scores."""
 
     @_builtins.property
     def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -314,6 +365,13 @@ class FoolObservation(_message.Message):
     @_builtins.property
     def tens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Each seat's count of +10 rounds so far, in seat order."""
+
+    @_builtins.property
+    def last_round(self) -> Global___FoolRoundResult:
+        """The last scored round with its tricks; unset before the first round is scored. A seat is asked
+        at least once a round, so this, `tricks` and `trick` hold every card played since it was last
+        asked; earlier rounds' tricks are in the match's record once it is over.
+        """
 
     def __init__(
         self,
@@ -335,14 +393,15 @@ class FoolObservation(_message.Message):
         to_play: _builtins.int | None = ...,
         tricks: _abc.Iterable[Global___FoolTrick] | None = ...,
         last_trick: Global___FoolTrick | None = ...,
-        round_results: _abc.Iterable[Global___FoolRoundResult] | None = ...,
+        rounds: _abc.Iterable[Global___FoolRoundSummary] | None = ...,
         totals: _abc.Iterable[_builtins.int] | None = ...,
         tens: _abc.Iterable[_builtins.int] | None = ...,
         finished: _builtins.bool = ...,
+        last_round: Global___FoolRoundResult | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_play", b"_to_play", "last_trick", b"last_trick", "seat", b"seat", "to_play", b"to_play"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_play", b"_to_play", "last_round", b"last_round", "last_trick", b"last_trick", "seat", b"seat", "to_play", b"to_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_play", b"_to_play", "cards_in_play", b"cards_in_play", "dealer", b"dealer", "finished", b"finished", "fools_per_trick", b"fools_per_trick", "hand", b"hand", "hand_size", b"hand_size", "hand_sizes", b"hand_sizes", "last_trick", b"last_trick", "lead_colour", b"lead_colour", "leader", b"leader", "num_players", b"num_players", "round", b"round", "round_results", b"round_results", "seat", b"seat", "sitting_out", b"sitting_out", "tens", b"tens", "to_play", b"to_play", "totals", b"totals", "trick", b"trick", "tricks", b"tricks", "wild_penalty", b"wild_penalty"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_play", b"_to_play", "cards_in_play", b"cards_in_play", "dealer", b"dealer", "finished", b"finished", "fools_per_trick", b"fools_per_trick", "hand", b"hand", "hand_size", b"hand_size", "hand_sizes", b"hand_sizes", "last_round", b"last_round", "last_trick", b"last_trick", "lead_colour", b"lead_colour", "leader", b"leader", "num_players", b"num_players", "round", b"round", "rounds", b"rounds", "seat", b"seat", "sitting_out", b"sitting_out", "tens", b"tens", "to_play", b"to_play", "totals", b"totals", "trick", b"trick", "tricks", b"tricks", "wild_penalty", b"wild_penalty"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from arena.games.fool.cards import CARDS, Card, Colour
-from arena.games.fool.scoring import RoundResult
+from arena.games.fool.scoring import RoundResult, RoundSummary
 from arena.games.fool.state import Observation
 from arena.games.fool.trick import Play, Trick
 from arena.v1 import game_fool_pb2 as pb
@@ -131,6 +131,30 @@ def round_result_from_proto(message: pb.FoolRoundResult) -> RoundResult:
     )
 
 
+@functools.lru_cache(maxsize=16_384)
+def _summary_message(summary: RoundSummary) -> pb.FoolRoundSummary:
+    """Shared, never to be changed: every later observation repeats the match's earlier rounds."""
+    return pb.FoolRoundSummary(
+        round=summary.round,
+        dealer=summary.dealer,
+        left_in_hand=[pb.FoolCards(cards=cards_to_proto(hand)) for hand in summary.left_in_hand],
+        scores=list(summary.scores),
+        totals=list(summary.totals),
+        tens=list(summary.tens),
+    )
+
+
+def _summary_from_proto(message: pb.FoolRoundSummary) -> RoundSummary:
+    return RoundSummary(
+        round=message.round,
+        dealer=message.dealer,
+        left_in_hand=tuple(cards_from_proto(hand.cards) for hand in message.left_in_hand),
+        scores=tuple(message.scores),
+        totals=tuple(message.totals),
+        tens=tuple(message.tens),
+    )
+
+
 def observation_to_proto(observation: Observation) -> pb.FoolObservation:
     """The wire form of what one seat (or a spectator, with no seat) may know."""
     message = pb.FoolObservation(
@@ -148,7 +172,7 @@ def observation_to_proto(observation: Observation) -> pb.FoolObservation:
         trick=_plays_to_proto(observation.trick),
         lead_colour=_COLOUR_TO_PROTO[observation.lead_colour],
         tricks=[_trick_message(trick) for trick in observation.tricks],
-        round_results=[_round_message(result) for result in observation.rounds],
+        rounds=[_summary_message(summary) for summary in observation.rounds],
         totals=list(observation.totals),
         tens=list(observation.tens),
         finished=observation.finished,
@@ -159,6 +183,8 @@ def observation_to_proto(observation: Observation) -> pb.FoolObservation:
         message.to_play = observation.to_play
     if observation.last_trick is not None:
         message.last_trick.CopyFrom(_trick_message(observation.last_trick))
+    if observation.last_round is not None:
+        message.last_round.CopyFrom(_round_message(observation.last_round))
     return message
 
 
@@ -182,7 +208,8 @@ def observation_from_proto(message: pb.FoolObservation) -> Observation:
         to_play=message.to_play if message.HasField("to_play") else None,
         tricks=tuple(trick_from_proto(trick) for trick in message.tricks),
         last_trick=trick_from_proto(message.last_trick) if message.HasField("last_trick") else None,
-        rounds=tuple(round_result_from_proto(result) for result in message.round_results),
+        rounds=tuple(_summary_from_proto(summary) for summary in message.rounds),
+        last_round=round_result_from_proto(message.last_round) if message.HasField("last_round") else None,
         totals=tuple(message.totals),
         tens=tuple(message.tens),
         finished=message.finished,

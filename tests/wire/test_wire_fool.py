@@ -68,7 +68,9 @@ def test_optional_fields_keep_zero_and_unset_apart() -> None:
     assert list(public.hand_sizes) == [12] * 4
     last = catalogue.observation_to_proto(GAME.public_view(states[-1])).game_fool
     assert last.finished and not last.HasField("to_play") and last.HasField("last_trick")
-    assert len(last.round_results) == len(states[-1].history)
+    assert len(last.rounds) == len(states[-1].history)
+    assert last.last_round.round == len(states[-1].history)
+    assert not first.HasField("last_round")
 
 
 def test_a_round_result_travels_in_its_envelope() -> None:

@@ -4,7 +4,7 @@ from typing import Final
 
 from arena.games.fool.cards import CARDS, FULL_DECK, WILD, Card, Colour, default_card_set, format_cards
 from arena.games.fool.rules import GameFool, deck_from_deals
-from arena.games.fool.scoring import RoundResult, hand_cost, round_scores
+from arena.games.fool.scoring import RoundResult, RoundSummary, hand_cost, round_scores
 from arena.games.fool.state import Observation, Setup, State
 from arena.games.fool.trick import Play, Trick, legal_cards, resolve
 
@@ -22,6 +22,7 @@ __all__ = [
     "Observation",
     "Play",
     "RoundResult",
+    "RoundSummary",
     "Setup",
     "State",
     "Trick",

@@ -91,7 +91,8 @@ def describe_step(before: State, actions: Mapping[Seat, Card], after: State) -> 
     old, new = _GAME.public_view(before), _GAME.public_view(after)
     names = seat_names(new.num_players)
     if len(new.rounds) > len(old.rounds):
-        result = new.rounds[-1]
+        result = new.last_round
+        assert result is not None
         lines = [
             format_trick(len(result.tricks), result.tricks[-1], names),
             *format_round(result, names)[-1 - new.num_players :],

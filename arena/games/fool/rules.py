@@ -32,7 +32,7 @@ from arena.games.fool.cards import (
     format_cards,
     quote,
 )
-from arena.games.fool.scoring import RoundResult, is_game_over, round_scores
+from arena.games.fool.scoring import RoundResult, RoundSummary, is_game_over, round_scores
 from arena.games.fool.state import Observation, Setup, State
 from arena.games.fool.trick import Play, completed, legal_cards
 
@@ -110,7 +110,7 @@ class GameFool:
             deals=() if deck is None else _parse_deals(deck, cards_in_play),
         )
         zeros = (0,) * num_players
-        return _deal(setup, 1, first_dealer, (), zeros, zeros)
+        return _deal(setup, 1, first_dealer, (), (), zeros, zeros)
 
     # -- whose turn, and what they may do --------------------------------------------------------
 
@@ -217,6 +217,7 @@ class GameFool:
                     to_play,
                     state.tricks,
                     state.history,
+                    state.rounds,
                     state.totals,
                     state.tens,
                 ),
@@ -237,6 +238,7 @@ class GameFool:
             _order(done.winner, setup.num_players, done.fools),
             tricks,
             state.history,
+            state.rounds,
             state.totals,
             state.tens,
         )
@@ -264,9 +266,9 @@ class GameFool:
 
     def round_result(self, view: Observation) -> tuple[int, RoundResult] | None:
         """The last scored round in a view (public once scored) and its 1-based number; None before."""
-        if not view.rounds:
+        if view.last_round is None:
             return None
-        return len(view.rounds), view.rounds[-1]
+        return len(view.rounds), view.last_round
 
     def outcome(self, state: State) -> Outcome | None:
         """Most points wins; a tie is a shared win (contract **Decision**)."""
@@ -320,7 +322,8 @@ def _view(state: State, seat: Seat | None, hand: tuple[Card, ...]) -> Observatio
         to_play=state.to_play[0] if state.to_play else None,
         tricks=state.tricks,
         last_trick=state.tricks[-1] if state.tricks else state.history[-1].tricks[-1] if state.history else None,
-        rounds=state.history,
+        rounds=state.rounds,
+        last_round=state.history[-1] if state.history else None,
         totals=state.totals,
         tens=state.tens,
         finished=state.finished,
@@ -341,6 +344,7 @@ def _deal(
     round_number: int,
     dealer: Seat,
     history: tuple[RoundResult, ...],
+    rounds: tuple[RoundSummary, ...],
     totals: tuple[int, ...],
     tens: tuple[int, ...],
 ) -> State:
@@ -361,6 +365,7 @@ def _deal(
         _order(leader, setup.num_players, ()),
         (),
         history,
+        rounds,
         totals,
         tens,
     )
@@ -373,8 +378,9 @@ def _end_round(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[
     tens = tuple(t + (s > 0) for t, s in zip(state.tens, scores, strict=True))
     result = RoundResult(state.round, state.dealer, tricks, hands, scores, totals, tens)
     history = (*state.history, result)
+    rounds = (*state.rounds, result.summary())
     if not is_game_over(totals, tens):
-        return _deal(setup, state.round + 1, (state.dealer + 1) % setup.num_players, history, totals, tens)
+        return _deal(setup, state.round + 1, (state.dealer + 1) % setup.num_players, history, rounds, totals, tens)
     last = tricks[-1]
     return State(
         setup,
@@ -388,6 +394,7 @@ def _end_round(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[
         (),
         tricks,
         history,
+        rounds,
         totals,
         tens,
     )

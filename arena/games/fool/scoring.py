@@ -23,6 +23,21 @@ TENS_TO_END: Final = 6
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """One scored round without its tricks: what observations keep of every earlier round."""
+
+    round: int
+    dealer: Seat
+    left_in_hand: tuple[tuple[Card, ...], ...]
+    """Each seat's remaining cards (sorted), shown to everyone at scoring."""
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    """Running totals after this round."""
+    tens: tuple[int, ...]
+    """Each seat's count of +10 rounds after this round."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class RoundResult:
     """One scored round, all public once scored: its tricks, the hands left, the scores."""
 
@@ -36,6 +51,10 @@ class RoundResult:
     """Running totals after this round."""
     tens: tuple[int, ...]
     """Each seat's count of +10 rounds after this round."""
+
+    def summary(self) -> RoundSummary:
+        """This round without its tricks."""
+        return RoundSummary(self.round, self.dealer, self.left_in_hand, self.scores, self.totals, self.tens)
 
 
 def hand_cost(hand: Sequence[Card], wild_penalty: int) -> int:

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from arena.games.base import Seat
 from arena.games.fool.cards import Card, Colour
-from arena.games.fool.scoring import RoundResult
+from arena.games.fool.scoring import RoundResult, RoundSummary
 from arena.games.fool.trick import Play, Trick
 
 
@@ -53,7 +53,9 @@ class State(NamedTuple):
     tricks: tuple[Trick, ...]
     """This round's completed tricks (the last round's, once the match is over)."""
     history: tuple[RoundResult, ...]
-    """Every scored round with its tricks, oldest first."""
+    """Every scored round with its tricks, oldest first (for replays and printers)."""
+    rounds: tuple[RoundSummary, ...]
+    """The same rounds without their tricks (what observations carry of every round)."""
     totals: tuple[int, ...]
     tens: tuple[int, ...]
     """Each seat's count of +10 rounds."""
@@ -100,10 +102,14 @@ class Observation:
     """This round's completed tricks (the last round's, once the match is over)."""
     last_trick: Trick | None
     """The latest completed trick: this round's last one, or the one that ended the last round."""
-    rounds: tuple[RoundResult, ...]
-    """Every scored round, oldest first: its tricks, the hands left (revealed) and the scores. All
-    public: a seat is asked only on its turns, so its observation carries every card played in the
-    match (a seat that sits out a round's last trick has not seen the end of the one before)."""
+    rounds: tuple[RoundSummary, ...]
+    """Every scored round, oldest first: the hands left (revealed) and the scores."""
+    last_round: RoundResult | None
+    """The last scored round with its tricks; None before the first is scored. A seat is asked only
+    on its turns, and at least once a round (every seat plays a round's first trick), so this and
+    ``tricks`` and ``trick`` hold every card played since the seat was last asked: a seat that sits
+    out a round's last trick has not seen the end of the trick before. Earlier rounds' tricks are
+    not repeated (nothing carries over a new deal; the match replay holds them all)."""
     totals: tuple[int, ...]
     tens: tuple[int, ...]
     finished: bool
