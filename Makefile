@@ -74,6 +74,7 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py --game coloretto --observe --target 1000
 	$(PY) benchmarks/bench_games.py --game azul --observe --target 150
 	$(PY) benchmarks/bench_games.py --game azul --option wall=grey --observe --target 150
+	$(PY) benchmarks/bench_games.py --game fool --target 250 --target-players 6
 	$(PY) benchmarks/bench_stack.py
 	$(PY) benchmarks/bench_duplicate.py
 	$(PY) benchmarks/bench_calibration.py
@@ -83,6 +84,7 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_heuristic.py --game coloretto --players 3 4 5
 	$(PY) benchmarks/bench_heuristic.py --game azul --players 2 3 4
 	$(PY) benchmarks/bench_heuristic.py --game azul --option wall=grey --players 2 3 4
+	$(PY) benchmarks/bench_heuristic.py --game fool --players 4 6 8
 	$(PY) benchmarks/bench_memory.py
 	$(PY) benchmarks/bench_store.py
 	$(PY) benchmarks/bench_ladder.py

@@ -36,10 +36,9 @@ def _demo(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena import catalogue
     from arena.mainjob import MainJob, run_main_job
 
-    players = args.players or catalogue.entry(args.game).default_players
+    players = _players(args.game, args.players)
     job = MainJob(
         game=args.game,
         players=players,
@@ -50,6 +49,19 @@ def _run(args: argparse.Namespace) -> int:
         options=dict(args.option),
     )
     return run_main_job(job, Console(width=max(120, Console().width)))
+
+
+def _players(game: str, players: int | None) -> int:
+    """``--players``, or the game's default; an operator error if the game is not for that many."""
+    from arena import catalogue
+
+    entry = catalogue.entry(game)
+    if players is None:
+        return entry.default_players
+    counts = entry.rules.player_counts
+    if players not in counts:
+        raise OperatorError(f"{game} is for {counts.start} to {counts.stop - 1} players, not {players}")
+    return players
 
 
 def _conformance(args: argparse.Namespace) -> int:
@@ -347,7 +359,6 @@ def _nodes(args: argparse.Namespace) -> int:
 
 
 def _loadtest(args: argparse.Namespace) -> int:
-    from arena import catalogue
     from arena.loadtest import LoadConfig, run
 
     config = LoadConfig(
@@ -355,7 +366,7 @@ def _loadtest(args: argparse.Namespace) -> int:
         matches=args.matches,
         concurrency=args.concurrency,
         game=args.game,
-        players=args.players or catalogue.entry(args.game).default_players,
+        players=_players(args.game, args.players),
         processes=args.processes,
         server=args.server,
         admin_token=args.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"),
@@ -515,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="the whole arena: a node, starter bots, a league, its leaderboard")
     _game_option(run, default_game)
-    run.add_argument("--players", type=int, choices=[2, 3, 4, 5], help="players a match (default: the game's)")
+    run.add_argument("--players", type=_at_least(2), help="players a match (default: the game's)")
     run.add_argument("--games", type=_at_least(1), default=30, help="games per pairing (default %(default)s)")
     run.add_argument("--seed", type=int, default=DEFAULT_SEED, help="league seed (default %(default)s)")
     run.add_argument(
@@ -706,7 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--matches", type=int, default=1000, help="matches to play (default %(default)s)")
     load.add_argument("--concurrency", type=int, default=64, help="matches in flight (default %(default)s)")
     _game_option(load, default_game)
-    load.add_argument("--players", type=int, choices=[2, 3, 4, 5], help="players a match (default: the game's)")
+    load.add_argument("--players", type=_at_least(2), help="players a match (default: the game's)")
     load.add_argument("--processes", type=int, default=2, help="bot processes (default %(default)s)")
     load.add_argument("--server", help="target this arena instead of starting one")
     load.add_argument("--admin-token", help="with --server: the admin token (or $ARENA_ADMIN_TOKEN)")

@@ -74,9 +74,12 @@ class MainJobError(Exception):
     """The main job cannot finish: a bot died or the league stalled (the message says which)."""
 
 
-def default_lineup(game: str) -> tuple[tuple[str, str], ...]:
-    """(bot name, starter bot) pairs: two of each built-in policy of the game, so equal bots should rate alike."""
-    return tuple((f"{policy}-{n}", policy) for policy in catalogue.entry(game).policies for n in (1, 2))
+def default_lineup(game: str, players: int = 2) -> tuple[tuple[str, str], ...]:
+    """(bot name, starter bot) pairs: two of each built-in policy of the game, so equal bots should rate
+    alike, or as many more of each as fill a ``players``-player match."""
+    policies = catalogue.entry(game).policies
+    each = max(2, -(-players // len(policies)))
+    return tuple((f"{policy}-{n}", policy) for policy in policies for n in range(1, each + 1))
 
 
 @dataclasses.dataclass
@@ -178,7 +181,7 @@ def run_main_job(job: MainJob, console: Console) -> int:
 
 def _play(job: MainJob, console: Console, logs: Path) -> int:
     started = time.monotonic()
-    lineup = tuple(job.lineup) or default_lineup(job.game)
+    lineup = tuple(job.lineup) or default_lineup(job.game, job.players)
     port = site_port(job.web_port) if job.arena is None else 0
     arena = job.arena or functools.partial(local_arena, web_port=port)
     site = f"http://127.0.0.1:{port}/" if port else ""

@@ -5,8 +5,9 @@ one core, with the policy a uniform random choice among ``legal_actions`` (with 
 seat to move is also sent its ``observe`` view first, as a referee does). Separately: the cost of
 one ``observe`` call, and of ``observe`` followed by ``to_jsonable`` (what a seat is sent).
 Run with ``make bench`` or ``python benchmarks/bench_games.py [--game G] [--option KEY=VALUE ...]
-[--observe] [--target N] [--seconds S]``; see BENCHMARKS.md. Rates are per second of wall-clock time,
-and per second of this process's CPU time (on a shared machine the wall clock also counts others' work).
+[--observe] [--target N] [--target-players P] [--seconds S]``; see BENCHMARKS.md. Rates are per second of
+wall-clock time, and per second of this process's CPU time (on a shared machine the wall clock also counts
+others' work).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from arena.wire.common import options_from_proto
 TARGET_GAMES_PER_SECOND = 2_500
 """The default goal (``--target``) for 4-player random self-play on one core."""
 TARGET_PLAYERS = 4
+"""The default player count of the goal (``--target-players``)."""
 
 
 Options = dict[str, Any]
@@ -106,7 +108,10 @@ def main() -> int:
     )
     parser.add_argument("--observe", action="store_true", help="observe for each seat to move, as a referee does")
     parser.add_argument(
-        "--target", type=float, default=TARGET_GAMES_PER_SECOND, help="4-player games/s goal (default %(default)s)"
+        "--target", type=float, default=TARGET_GAMES_PER_SECOND, help="games/s goal (default %(default)s)"
+    )
+    parser.add_argument(
+        "--target-players", type=int, default=TARGET_PLAYERS, help="the goal's player count (default %(default)s)"
     )
     parser.add_argument("--seconds", type=float, default=2.0, help="time per configuration (default 2)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per configuration (default 3)")
@@ -136,12 +141,13 @@ def main() -> int:
             f"{decision_rate[-1]:>8,.0f} ({statistics.median(decision_rate):>7,.0f})  {per_game:>14.0f}  "
             f"{cpu_rate:>11,.0f}"
         )
-    if TARGET_PLAYERS in best:
-        ratio = best[TARGET_PLAYERS] / args.target
+    if args.target_players in best:
+        ratio = best[args.target_players] / args.target
         print(
-            f"{TARGET_PLAYERS}-player: {best[TARGET_PLAYERS]:,.0f} games/s vs target "
+            f"{args.target_players}-player: {best[args.target_players]:,.0f} games/s vs target "
             f"{args.target:,.0f} games/s: ratio {ratio:.2f} ({'met' if ratio >= 1 else 'NOT met'}); "
-            f"per CPU-second {best_cpu[TARGET_PLAYERS]:,.0f}: ratio {best_cpu[TARGET_PLAYERS] / args.target:.2f}"
+            f"per CPU-second {best_cpu[args.target_players]:,.0f}: "
+            f"ratio {best_cpu[args.target_players] / args.target:.2f}"
         )
     print()
     print(f"{'players':>7}  {'observe µs/call':>15}  {'observe+to_jsonable µs/call':>27}")

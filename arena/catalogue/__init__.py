@@ -24,7 +24,7 @@ from typing import Any, Final
 from google.protobuf.message import Message
 
 from arena.bots.policy import Policy
-from arena.catalogue import azul, coloretto, g5211
+from arena.catalogue import azul, coloretto, fool, g5211
 from arena.catalogue.entry import GameEntry, Printer, WireCodec
 from arena.errors import UnknownGameError, echo
 from arena.v1 import observation_pb2
@@ -47,7 +47,7 @@ __all__ = [
     "round_result_to_proto",
 ]
 
-ENTRIES: Final[tuple[GameEntry, ...]] = (g5211.ENTRY, coloretto.ENTRY, azul.ENTRY)
+ENTRIES: Final[tuple[GameEntry, ...]] = (g5211.ENTRY, coloretto.ENTRY, azul.ENTRY, fool.ENTRY)
 """Every game the arena hosts, the default first."""
 
 DEFAULT_GAME: Final = ENTRIES[0].name

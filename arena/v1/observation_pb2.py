@@ -25,17 +25,18 @@ _sym_db = _symbol_database.Default()
 from arena.v1 import game_5211_pb2 as arena_dot_v1_dot_game__5211__pb2
 from arena.v1 import game_azul_pb2 as arena_dot_v1_dot_game__azul__pb2
 from arena.v1 import game_coloretto_pb2 as arena_dot_v1_dot_game__coloretto__pb2
+from arena.v1 import game_fool_pb2 as arena_dot_v1_dot_game__fool__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x61rena/v1/observation.proto\x12\x08\x61rena.v1\x1a\x18\x61rena/v1/game_5211.proto\x1a\x18\x61rena/v1/game_azul.proto\x1a\x1d\x61rena/v1/game_coloretto.proto\"\xb3\x01\n\x0bObservation\x12\x32\n\tgame_5211\x18\x01 \x01(\x0b\x32\x1d.arena.v1.Game5211ObservationH\x00\x12\x38\n\x0egame_coloretto\x18\x02 \x01(\x0b\x32\x1e.arena.v1.ColorettoObservationH\x00\x12.\n\tgame_azul\x18\x03 \x01(\x0b\x32\x19.arena.v1.AzulObservationH\x00\x42\x06\n\x04game\"\xc2\x01\n\x0bRoundResult\x12\r\n\x05round\x18\x01 \x01(\r\x12\x32\n\tgame_5211\x18\x02 \x01(\x0b\x32\x1d.arena.v1.Game5211RoundResultH\x00\x12\x38\n\x0egame_coloretto\x18\x03 \x01(\x0b\x32\x1e.arena.v1.ColorettoRoundResultH\x00\x12.\n\tgame_azul\x18\x04 \x01(\x0b\x32\x19.arena.v1.AzulRoundResultH\x00\x42\x06\n\x04gameb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x61rena/v1/observation.proto\x12\x08\x61rena.v1\x1a\x18\x61rena/v1/game_5211.proto\x1a\x18\x61rena/v1/game_azul.proto\x1a\x1d\x61rena/v1/game_coloretto.proto\x1a\x18\x61rena/v1/game_fool.proto\"\xe3\x01\n\x0bObservation\x12\x32\n\tgame_5211\x18\x01 \x01(\x0b\x32\x1d.arena.v1.Game5211ObservationH\x00\x12\x38\n\x0egame_coloretto\x18\x02 \x01(\x0b\x32\x1e.arena.v1.ColorettoObservationH\x00\x12.\n\tgame_azul\x18\x03 \x01(\x0b\x32\x19.arena.v1.AzulObservationH\x00\x12.\n\tgame_fool\x18\x04 \x01(\x0b\x32\x19.arena.v1.FoolObservationH\x00\x42\x06\n\x04game\"\xf2\x01\n\x0bRoundResult\x12\r\n\x05round\x18\x01 \x01(\r\x12\x32\n\tgame_5211\x18\x02 \x01(\x0b\x32\x1d.arena.v1.Game5211RoundResultH\x00\x12\x38\n\x0egame_coloretto\x18\x03 \x01(\x0b\x32\x1e.arena.v1.ColorettoRoundResultH\x00\x12.\n\tgame_azul\x18\x04 \x01(\x0b\x32\x19.arena.v1.AzulRoundResultH\x00\x12.\n\tgame_fool\x18\x05 \x01(\x0b\x32\x19.arena.v1.FoolRoundResultH\x00\x42\x06\n\x04gameb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.observation_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OBSERVATION']._serialized_start=124
-  _globals['_OBSERVATION']._serialized_end=303
-  _globals['_ROUNDRESULT']._serialized_start=306
-  _globals['_ROUNDRESULT']._serialized_end=500
+  _globals['_OBSERVATION']._serialized_start=150
+  _globals['_OBSERVATION']._serialized_end=377
+  _globals['_ROUNDRESULT']._serialized_start=380
+  _globals['_ROUNDRESULT']._serialized_end=622
 # @@protoc_insertion_point(module_scope)

@@ -8,6 +8,7 @@ new game is a non-breaking addition; a client that does not know a game sees the
 from arena.v1 import game_5211_pb2 as _game_5211_pb2
 from arena.v1 import game_azul_pb2 as _game_azul_pb2
 from arena.v1 import game_coloretto_pb2 as _game_coloretto_pb2
+from arena.v1 import game_fool_pb2 as _game_fool_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 import builtins as _builtins
@@ -32,6 +33,7 @@ class Observation(_message.Message):
     GAME_5211_FIELD_NUMBER: _builtins.int
     GAME_COLORETTO_FIELD_NUMBER: _builtins.int
     GAME_AZUL_FIELD_NUMBER: _builtins.int
+    GAME_FOOL_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def game_5211(self) -> _game_5211_pb2.Game5211Observation:
         """Game "5211"."""
@@ -44,18 +46,23 @@ class Observation(_message.Message):
     def game_azul(self) -> _game_azul_pb2.AzulObservation:
         """Game "azul"."""
 
+    @_builtins.property
+    def game_fool(self) -> _game_fool_pb2.FoolObservation:
+        """Game "fool" (FOOL!)."""
+
     def __init__(
         self,
         *,
         game_5211: _game_5211_pb2.Game5211Observation | None = ...,
         game_coloretto: _game_coloretto_pb2.ColorettoObservation | None = ...,
         game_azul: _game_azul_pb2.AzulObservation | None = ...,
+        game_fool: _game_fool_pb2.FoolObservation | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto", "game_fool", b"game_fool"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto", "game_fool", b"game_fool"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["game_5211", "game_coloretto", "game_azul"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["game_5211", "game_coloretto", "game_azul", "game_fool"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -71,6 +78,7 @@ class RoundResult(_message.Message):
     GAME_5211_FIELD_NUMBER: _builtins.int
     GAME_COLORETTO_FIELD_NUMBER: _builtins.int
     GAME_AZUL_FIELD_NUMBER: _builtins.int
+    GAME_FOOL_FIELD_NUMBER: _builtins.int
     round: _builtins.int
     """The round's number, 1-based, over the whole match."""
     @_builtins.property
@@ -85,6 +93,10 @@ class RoundResult(_message.Message):
     def game_azul(self) -> _game_azul_pb2.AzulRoundResult:
         """Game "azul"."""
 
+    @_builtins.property
+    def game_fool(self) -> _game_fool_pb2.FoolRoundResult:
+        """Game "fool" (FOOL!)."""
+
     def __init__(
         self,
         *,
@@ -92,12 +104,13 @@ class RoundResult(_message.Message):
         game_5211: _game_5211_pb2.Game5211RoundResult | None = ...,
         game_coloretto: _game_coloretto_pb2.ColorettoRoundResult | None = ...,
         game_azul: _game_azul_pb2.AzulRoundResult | None = ...,
+        game_fool: _game_fool_pb2.FoolRoundResult | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto", "game_fool", b"game_fool"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto", "round", b"round"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_5211", b"game_5211", "game_azul", b"game_azul", "game_coloretto", b"game_coloretto", "game_fool", b"game_fool", "round", b"round"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["game_5211", "game_coloretto", "game_azul"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["game_5211", "game_coloretto", "game_azul", "game_fool"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 

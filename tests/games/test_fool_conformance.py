@@ -9,10 +9,8 @@ from typing import Any
 
 import pytest
 
-from arena.games.fool import GameFool
 from arena.games.fool.conformance import MalformedCaseFileError, check_file, check_path
 from tests.games.casefiles import SHARED_5211, load_cases
-from tests.games.test_game_conformance import playout, replay
 
 SHARED_FOOL = SHARED_5211.parent / "fool"
 FILES = sorted(SHARED_FOOL.glob("*.json"))
@@ -84,14 +82,3 @@ def test_a_whole_game_with_a_swapped_play_fails_where_the_order_differs() -> Non
 def test_a_malformed_file_is_one_clear_error(data: dict[str, Any], named: str) -> None:
     with pytest.raises(MalformedCaseFileError, match=named):
         check_file(data)
-
-
-@pytest.mark.slow  # in make test, not make test-fast
-@pytest.mark.parametrize("players", range(4, 9))
-@pytest.mark.parametrize("seed", [0, 1])
-def test_the_generic_random_playout_suite_passes(players: int, seed: int) -> None:
-    # The generic suite runs over registered games; FOOL! is not registered yet, so call it here.
-    rules = GameFool()
-    record = playout(rules, players, seed)
-    assert playout(rules, players, seed) == record, "the same seed gives the same record"
-    assert replay(rules, players, seed, record).to_dict() == record["outcome"]

@@ -18,9 +18,13 @@ from arena.games import GAMES, GameRules, Outcome, to_jsonable
 MAX_STEPS = 10_000
 """No registered game may take more apply calls than this with default options."""
 SEEDS = (0, 1, 2)
+"""Every seed runs in ``make test``; ``make test-fast`` runs the first (a long game at eight seats checks
+every seat's observation at every one of some 250 decisions, twice)."""
 
 CONFIGS = [
-    pytest.param(name, players, seed, id=f"{name}-{players}p-seed{seed}")
+    pytest.param(
+        name, players, seed, id=f"{name}-{players}p-seed{seed}", marks=[pytest.mark.slow] if seed != SEEDS[0] else []
+    )
     for name, rules in sorted(GAMES.items())
     for players in rules.player_counts
     for seed in SEEDS

@@ -88,7 +88,7 @@ def hidden_from(state: State, seat: int, rng: random.Random) -> State:
         size = len(hands[s])
         hands[s], pool = tuple(sorted(pool[:size])), pool[size:]
     setup = dataclasses.replace(state.setup, seed=rng.randrange(2**32), deals=())
-    return dataclasses.replace(state, hands=tuple(hands), setup=setup)
+    return state._replace(hands=tuple(hands), setup=setup)
 
 
 @QUICK
@@ -127,7 +127,7 @@ def test_the_observation_does_depend_on_the_own_hand(players: int, seed: int, rn
     if not own or not other or own[0] == other[0]:
         return
     swapped = (tuple(sorted((other[0], *own[1:]))), tuple(sorted((own[0], *other[1:]))), *state.hands[2:])
-    changed = dataclasses.replace(state, hands=swapped)
+    changed = state._replace(hands=swapped)
     assert GAME.observe(changed, 0) != GAME.observe(state, 0)
     assert GAME.public_view(changed) == GAME.public_view(state)
 
@@ -138,7 +138,7 @@ def test_check_action_and_apply_accept_exactly_the_legal_actions_and_a_rejection
     players: int, seed: int, rng: random.Random, steps: int, card: Card
 ) -> None:
     state = play_to(players, seed, rng, steps)
-    before = dataclasses.astuple(state)
+    before = tuple(state)
     for seat in range(players):
         legal = GAME.legal_actions(state, seat)
         if card in legal:
@@ -150,4 +150,28 @@ def test_check_action_and_apply_accept_exactly_the_legal_actions_and_a_rejection
             with pytest.raises(ActionError):
                 GAME.apply(state, {seat: card})
         assert set(legal) == {c for c in CARDS if _rejection(state, seat, c) is None}
-    assert dataclasses.astuple(state) == before, "the state is never changed"
+    assert tuple(state) == before, "the state is never changed"
+
+
+@QUICK
+@given(players=players_st, seed=seeds_st, rng=rngs_st)
+def test_every_card_played_reaches_every_seat_in_its_own_observations(
+    players: int, seed: int, rng: random.Random
+) -> None:
+    """The contract makes each card played, by whom and in which order, public: a seat is asked only on
+    its turns, so each of its observations must hold every play since it was last asked (the last
+    round's tricks too, or a seat that sits out a round's last trick never sees the tail of the one
+    before), in order, and nothing that was not played."""
+    state = GAME.initial_state(players, seed)
+    asked = [0] * players  # how many plays of the match each seat had been shown when last asked
+    while not state.finished:
+        (seat,) = GAME.to_move(state)
+        view = GAME.observe(state, seat)
+        last = view.last_round.tricks if view.last_round is not None else ()
+        seen = [p for t in (*last, *view.tricks) for p in t.plays] + list(view.trick)
+        truth = [p for r in state.history for t in r.tricks for p in t.plays]
+        truth += [p for t in state.tricks for p in t.plays] + list(state.trick)
+        assert truth[len(truth) - len(seen) :] == seen, "plays shown as played, in order"
+        assert len(seen) >= len(truth) - asked[seat], f"seat {seat} in round {state.round} misses cards played"
+        asked[seat] = len(truth)
+        state = step(state, rng)

@@ -298,7 +298,7 @@ def test_ties_are_shared_wins() -> None:
     state = play_until(GAME.initial_state(4, 2), lambda s: False)
     outcome = GAME.outcome(state)
     assert outcome is not None
-    tied = GAME.outcome(type(state)(**{**{f: getattr(state, f) for f in state.__slots__}, "totals": (3, 3, -90, 1)}))
+    tied = GAME.outcome(state._replace(totals=(3, 3, -90, 1)))
     assert tied is not None and tied.winners == {0, 1} and tied.placings == (1, 1, 4, 3)
     assert outcome.scores == state.totals
     assert GAME.outcome(GAME.initial_state(4, 2)) is None

@@ -9,6 +9,7 @@ sorts them as the contract lists them. A card is also the action: a seat plays o
 from __future__ import annotations
 
 import enum
+import functools
 from collections import Counter
 from collections.abc import Iterable
 from fractions import Fraction
@@ -121,6 +122,7 @@ PLAYER_COUNTS: Final = range(4, 9)
 HAND_SIZE_AT_FULL: Final = 11
 
 
+@functools.cache
 def default_card_set(num_players: int) -> tuple[Card, ...]:
     """The cards in play at ``num_players`` (the contract's table), sorted.
 

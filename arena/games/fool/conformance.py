@@ -163,7 +163,7 @@ def _show(value: object) -> str:
 
 
 def _check_legal(case: LegalCase) -> None:
-    hand = sorted(Card.parse(t) for t in case.hand)
+    hand = tuple(sorted(Card.parse(t) for t in case.hand))
     lead = lead_colour([Card.parse(t) for t in case.trick_so_far])
     _expect("legal", case.legal, frozenset(str(c) for c in legal_cards(hand, lead)))
 

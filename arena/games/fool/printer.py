@@ -2,18 +2,23 @@
 
 Pure functions from the engine's values to lines of text: each trick with its cards in play order,
 who sat it out, its lead colour, winner and Fool(s); each round's revealed hands and scores; the
-result. Everything printed is public once the round is scored; nothing shows a hand before that.
+result. Everything printed is public once the round is scored; nothing shows a hand before that:
+:func:`describe_start`, :func:`describe_step` and :func:`describe_end` (the catalogue's printer)
+read public views only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from arena.games.base import Outcome
-from arena.games.fool.cards import format_cards
+from arena.games.base import Outcome, Seat
+from arena.games.fool.cards import Card, format_cards
+from arena.games.fool.rules import GameFool
 from arena.games.fool.scoring import RoundResult
-from arena.games.fool.state import State
+from arena.games.fool.state import Observation, State
 from arena.games.fool.trick import Trick
+
+_GAME = GameFool()
 
 
 def seat_names(num_players: int, names: Sequence[str] | None = None) -> list[str]:
@@ -61,15 +66,57 @@ def format_result(outcome: Outcome, names: Sequence[str]) -> list[str]:
     return lines
 
 
+def _header(view: Observation) -> str:
+    fools = "two Fools" if view.fools_per_trick == 2 else "one Fool"
+    return (
+        f"FOOL!, {view.num_players} players, {len(view.cards_in_play)} cards in play, "
+        f"{view.hand_size} a hand, {fools} a trick, a wild left costs {view.wild_penalty}"
+    )
+
+
+def _round_header(view: Observation, names: Sequence[str]) -> str:
+    return f"Round {view.round} (dealer {names[view.dealer]}; {names[view.leader]} leads)"
+
+
+def describe_start(state: State) -> list[str]:
+    """The header of a match: players, cards in play, Fools a trick, and the first round's dealer."""
+    view = _GAME.public_view(state)
+    names = seat_names(view.num_players)
+    return [_header(view), "", _round_header(view, names)]
+
+
+def describe_step(before: State, actions: Mapping[Seat, Card], after: State) -> list[str]:
+    """Nothing while a trick is being played; the trick's line once it is complete, and the round's
+    scoring (the hands shown) once that trick ended the round."""
+    old, new = _GAME.public_view(before), _GAME.public_view(after)
+    names = seat_names(new.num_players)
+    if len(new.rounds) > len(old.rounds):
+        result = new.last_round
+        assert result is not None
+        lines = [
+            format_trick(len(result.tricks), result.tricks[-1], names),
+            *format_round(result, names)[-1 - new.num_players :],
+        ]
+        if not new.finished:
+            lines += ["", _round_header(new, names)]
+        return lines
+    if len(new.tricks) > len(old.tricks):
+        return [format_trick(len(new.tricks), new.tricks[-1], names)]
+    return []
+
+
+def describe_end(state: State) -> list[str]:
+    """The result: placings, points and the winner(s)."""
+    outcome = _GAME.outcome(state)
+    if outcome is None:
+        return ["", "The match is not over."]
+    return ["", *format_result(outcome, seat_names(state.num_players))]
+
+
 def format_match(state: State, names: Sequence[str] | None = None, outcome: Outcome | None = None) -> str:
     """Every scored round of ``state``'s match and, once it is over, the result (pass ``outcome``)."""
     labels = seat_names(state.num_players, names)
-    setup = state.setup
-    fools = "two Fools" if setup.fools_per_trick == 2 else "one Fool"
-    lines = [
-        f"FOOL!, {setup.num_players} players, {len(setup.cards_in_play)} cards in play, "
-        f"{setup.hand_size} a hand, {fools} a trick, a wild left costs {setup.wild_penalty}"
-    ]
+    lines = [_header(_GAME.public_view(state))]
     for result in state.history:
         lines.append("")
         lines += format_round(result, labels)

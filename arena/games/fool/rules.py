@@ -13,6 +13,7 @@ are shuffled from the seed. The deals are not an option because options are show
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -21,6 +22,7 @@ from typing import Any, Final
 from arena.errors import GameSetupError, IllegalActionError, InvalidActionError
 from arena.games.base import Outcome, Seat, Termination
 from arena.games.fool.cards import (
+    CARDS,
     COLOUR_OF,
     FULL_COUNTS,
     PLAYER_COUNTS,
@@ -43,6 +45,7 @@ MAX_WILD_PENALTY: Final = 100
 and the game always ends."""
 
 _NOBODY: Final[frozenset[Seat]] = frozenset()
+_new: Final = tuple.__new__
 _SEAT_SETS: Final = [frozenset({seat}) for seat in range(max(PLAYER_COUNTS))]
 
 
@@ -119,7 +122,7 @@ class GameFool:
         """The distinct cards ``seat`` may play now, in notation order (empty if not to move)."""
         if not state.to_play or state.to_play[0] != seat:
             return ()
-        return legal_cards(state.hands[seat], state.lead)
+        return _legal(state)
 
     def parse_action(self, text: str) -> Card:
         """Read a card token, e.g. ``"G12"`` or ``"W1"``."""
@@ -182,36 +185,42 @@ class GameFool:
 
     def apply(self, state: State, actions: Mapping[Seat, Card]) -> State:
         """The state after the seat to move plays its card; completes tricks and rounds."""
-        if len(actions) != 1 or state.finished:
+        if len(actions) != 1 or not state.to_play:
             self._check_seats(state, actions)
-        ((seat, action),) = actions.items()
-        if not state.to_play or state.to_play[0] != seat:
+        ((seat, card),) = actions.items()
+        if seat != state.to_play[0]:
             self._check_seats(state, actions)
-        card = self.check_action(state, seat, action)
+        if type(card) is not Card or card not in _legal(state):
+            card = self.check_action(state, seat, card)  # raises, saying why
+        card = CARDS[card]  # the interned card, which ``is`` compares
         setup = state.setup
         hands = list(state.hands)
-        hand = list(hands[seat])
-        hand.remove(card)
-        hands[seat] = tuple(hand)
-        trick = (*state.trick, Play(seat, card))
+        hand = hands[seat]
+        at = hand.index(card)
+        hands[seat] = hand[:at] + hand[at + 1 :]
+        trick = (*state.trick, _new(Play, (seat, card)))
         lead = state.lead if state.lead is not None or card is WILD else COLOUR_OF[card]
         to_play = state.to_play[1:]
         if to_play:
-            return State(
-                setup,
-                state.round,
-                state.dealer,
-                tuple(hands),
-                state.leader,
-                state.sitting_out,
-                trick,
-                lead,
-                to_play,
-                state.tricks,
-                state.history,
-                state.rounds,
-                state.totals,
-                state.tens,
+            # tuple.__new__ with the fields in order: the named tuple's own __new__ is a Python call.
+            return _new(
+                State,
+                (
+                    setup,
+                    state.round,
+                    state.dealer,
+                    tuple(hands),
+                    state.leader,
+                    state.sitting_out,
+                    trick,
+                    lead,
+                    to_play,
+                    state.tricks,
+                    state.history,
+                    state.rounds,
+                    state.totals,
+                    state.tens,
+                ),
             )
         done = completed(state.leader, trick, state.sitting_out, setup.fools_per_trick)
         tricks = (*state.tricks, done)
@@ -255,6 +264,12 @@ class GameFool:
         """What a spectator may know: everything public, no hand."""
         return _view(state, None, ())
 
+    def round_result(self, view: Observation) -> tuple[int, RoundResult] | None:
+        """The last scored round in a view (public once scored) and its 1-based number; None before."""
+        if view.last_round is None:
+            return None
+        return len(view.rounds), view.last_round
+
     def outcome(self, state: State) -> Outcome | None:
         """Most points wins; a tie is a shared win (contract **Decision**)."""
         if not state.finished:
@@ -266,6 +281,21 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _legal(state: State) -> tuple[Card, ...]:
+    """The legal cards of the seat to move, remembered for the last state asked about (a referee or
+    a bot asks for the legal actions of a state and then applies one in the same state)."""
+    last = _last_legal[0]
+    if last[0] is state:
+        return last[1]
+    legal = legal_cards(state.hands[state.to_play[0]], state.lead)
+    _last_legal[0] = (state, legal)
+    return legal
+
+
+_last_legal: list[tuple[State | None, tuple[Card, ...]]] = [(None, ())]
+
+
+@functools.lru_cache(maxsize=4096)
 def _order(leader: Seat, num_players: int, sitting_out: tuple[Seat, ...]) -> tuple[Seat, ...]:
     """The seats that play a trick, clockwise from its leader."""
     seats = ((leader + i) % num_players for i in range(num_players))
@@ -293,6 +323,7 @@ def _view(state: State, seat: Seat | None, hand: tuple[Card, ...]) -> Observatio
         tricks=state.tricks,
         last_trick=state.tricks[-1] if state.tricks else state.history[-1].tricks[-1] if state.history else None,
         rounds=state.rounds,
+        last_round=state.history[-1] if state.history else None,
         totals=state.totals,
         tens=state.tens,
         finished=state.finished,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 from arena.games.base import Seat
 from arena.games.fool.cards import Card, Colour
@@ -26,11 +27,11 @@ class Setup:
     """Fixed shuffles for the first rounds (tests, duplicate deals); later rounds come from the seed."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     """One point of one FOOL! match: the whole truth, other seats' hands included. Immutable.
 
-    A seat never sees this; it gets an :class:`Observation` built by ``observe``.
+    A seat never sees this; it gets an :class:`Observation` built by ``observe``. A named tuple, not
+    a dataclass: one is built per card played, and a tuple is built several times faster.
     """
 
     setup: Setup
@@ -54,7 +55,7 @@ class State:
     history: tuple[RoundResult, ...]
     """Every scored round with its tricks, oldest first (for replays and printers)."""
     rounds: tuple[RoundSummary, ...]
-    """The same rounds without their tricks (what observations carry)."""
+    """The same rounds without their tricks (what observations carry of every round)."""
     totals: tuple[int, ...]
     tens: tuple[int, ...]
     """Each seat's count of +10 rounds."""
@@ -102,9 +103,13 @@ class Observation:
     last_trick: Trick | None
     """The latest completed trick: this round's last one, or the one that ended the last round."""
     rounds: tuple[RoundSummary, ...]
-    """Every scored round: the hands left (revealed) and the scores. Earlier rounds' tricks are not
-    repeated in every observation: each was seen as it was played, nothing carries over a new
-    deal, and the match replay holds them all."""
+    """Every scored round, oldest first: the hands left (revealed) and the scores."""
+    last_round: RoundResult | None
+    """The last scored round with its tricks; None before the first is scored. A seat is asked only
+    on its turns, and at least once a round (every seat plays a round's first trick), so this and
+    ``tricks`` and ``trick`` hold every card played since the seat was last asked: a seat that sits
+    out a round's last trick has not seen the end of the trick before. Earlier rounds' tricks are
+    not repeated (nothing carries over a new deal; the match replay holds them all)."""
     totals: tuple[int, ...]
     tens: tuple[int, ...]
     finished: bool

@@ -11,11 +11,18 @@ worst one (or two) are the trick's Fools.
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from arena.games.base import Seat
-from arena.games.fool.cards import COLOUR_OF, VALUE_OF, WILD, Card, Colour
+from arena.games.fool.cards import CARDS, COLOUR_OF, COLOURS, VALUE_OF, WILD, Card, Colour
+
+_CODES: Final = {
+    colour: (min(c for c in CARDS if COLOUR_OF[c] is colour), max(c for c in CARDS if COLOUR_OF[c] is colour) + 1)
+    for colour in COLOURS
+}
+"""Each colour's cards are one run of codes (notation order), so a sorted hand holds them as one slice."""
 
 
 class Play(NamedTuple):
@@ -49,15 +56,21 @@ def lead_colour(cards: Sequence[Card]) -> Colour | None:
     return None
 
 
-def legal_cards(hand: Sequence[Card], lead: Colour | None) -> tuple[Card, ...]:
-    """The distinct cards a sorted ``hand`` may play to a trick whose lead colour is ``lead``."""
-    distinct = tuple(dict.fromkeys(hand))
+def legal_cards(hand: tuple[Card, ...], lead: Colour | None) -> tuple[Card, ...]:
+    """The distinct cards a sorted ``hand`` may play to a trick whose lead colour is ``lead``.
+
+    Sorted, the wilds (the highest code) come last and each colour is one slice of the hand.
+    """
+    wilds = hand.count(WILD)
+    distinct = hand[: len(hand) - wilds + 1] if wilds > 1 else hand
     if lead is None:
         return distinct
-    follow = tuple(c for c in distinct if COLOUR_OF[c] is lead or c is WILD)
-    if follow and follow[0] is not WILD:  # sorted: a non-wild of the lead colour comes before W1
-        return follow
-    return distinct
+    start, stop = _CODES[lead]
+    low = bisect_left(hand, start)
+    high = bisect_left(hand, stop, low)
+    if low == high:  # void in the lead colour: any card
+        return distinct
+    return (*hand[low:high], WILD) if wilds else hand[low:high]
 
 
 def follows(c: Card, lead: Colour | None) -> bool:
