@@ -281,7 +281,7 @@ class FoolObservation(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     NUM_PLAYERS_FIELD_NUMBER: _builtins.int
     CARDS_IN_PLAY_FIELD_NUMBER: _builtins.int
-    HAND_SIZE_FIELD_NUMBER: _builtins.int
+    CARDS_PER_HAND_FIELD_NUMBER: _builtins.int
     FOOLS_PER_TRICK_FIELD_NUMBER: _builtins.int
     WILD_PENALTY_FIELD_NUMBER: _builtins.int
     ROUND_FIELD_NUMBER: _builtins.int
@@ -304,7 +304,7 @@ class FoolObservation(_message.Message):
     """The observing seat, 0-based; unset in a spectator's public view."""
     num_players: _builtins.int
     """The number of players, 4 to 8."""
-    hand_size: _builtins.int
+    cards_per_hand: _builtins.int
     """Cards dealt to each seat a round."""
     fools_per_trick: _builtins.int
     """Fools a trick: 1, or 2 at 7 or 8 players (option `two_fools_from`)."""
@@ -379,7 +379,7 @@ class FoolObservation(_message.Message):
         seat: _builtins.int | None = ...,
         num_players: _builtins.int = ...,
         cards_in_play: _abc.Iterable[_builtins.str] | None = ...,
-        hand_size: _builtins.int = ...,
+        cards_per_hand: _builtins.int = ...,
         fools_per_trick: _builtins.int = ...,
         wild_penalty: _builtins.int = ...,
         round: _builtins.int = ...,
@@ -401,7 +401,7 @@ class FoolObservation(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_play", b"_to_play", "last_round", b"last_round", "last_trick", b"last_trick", "seat", b"seat", "to_play", b"to_play"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_play", b"_to_play", "cards_in_play", b"cards_in_play", "dealer", b"dealer", "finished", b"finished", "fools_per_trick", b"fools_per_trick", "hand", b"hand", "hand_size", b"hand_size", "hand_sizes", b"hand_sizes", "last_round", b"last_round", "last_trick", b"last_trick", "lead_colour", b"lead_colour", "leader", b"leader", "num_players", b"num_players", "round", b"round", "rounds", b"rounds", "seat", b"seat", "sitting_out", b"sitting_out", "tens", b"tens", "to_play", b"to_play", "totals", b"totals", "trick", b"trick", "tricks", b"tricks", "wild_penalty", b"wild_penalty"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "_to_play", b"_to_play", "cards_in_play", b"cards_in_play", "cards_per_hand", b"cards_per_hand", "dealer", b"dealer", "finished", b"finished", "fools_per_trick", b"fools_per_trick", "hand", b"hand", "hand_sizes", b"hand_sizes", "last_round", b"last_round", "last_trick", b"last_trick", "lead_colour", b"lead_colour", "leader", b"leader", "num_players", b"num_players", "round", b"round", "rounds", b"rounds", "seat", b"seat", "sitting_out", b"sitting_out", "tens", b"tens", "to_play", b"to_play", "totals", b"totals", "trick", b"trick", "tricks", b"tricks", "wild_penalty", b"wild_penalty"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

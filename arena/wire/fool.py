@@ -160,7 +160,7 @@ def observation_to_proto(observation: Observation) -> pb.FoolObservation:
     message = pb.FoolObservation(
         num_players=observation.num_players,
         cards_in_play=cards_to_proto(observation.cards_in_play),
-        hand_size=observation.hand_size,
+        cards_per_hand=observation.hand_size,
         fools_per_trick=observation.fools_per_trick,
         wild_penalty=observation.wild_penalty,
         round=observation.round,
@@ -194,7 +194,7 @@ def observation_from_proto(message: pb.FoolObservation) -> Observation:
         seat=message.seat if message.HasField("seat") else None,
         num_players=message.num_players,
         cards_in_play=cards_from_proto(message.cards_in_play),
-        hand_size=message.hand_size,
+        hand_size=message.cards_per_hand,
         fools_per_trick=message.fools_per_trick,
         wild_penalty=message.wild_penalty,
         round=message.round,
