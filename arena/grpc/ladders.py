@@ -8,7 +8,8 @@ import grpc
 
 from arena.grpc import convert
 from arena.grpc.servicers import admin_token, translate_errors
-from arena.ladder.standings import PROVISIONAL_GAMES, Standing
+from arena.ladder.standings import Standing
+from arena.league.table import PROVISIONAL_MATCHES
 from arena.node import ArenaNode
 from arena.service.ladders import LadderInfo, LadderService, LadderState
 from arena.service.leagues import LeaguesUnavailableError
@@ -136,7 +137,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
             entries=[
                 standing_to_proto(line, line.bot in online and info.game in online[line.bot].games) for line in lines
             ],
-            provisional_games=PROVISIONAL_GAMES,
+            provisional_games=PROVISIONAL_MATCHES,
         )
 
     @translate_errors

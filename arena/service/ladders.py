@@ -27,14 +27,15 @@ from redis.exceptions import RedisError
 from arena.errors import ArenaError, echo
 from arena.games.registry import get_game
 from arena.ladder.matchmaker import Candidate, pick_tables, rotations
-from arena.ladder.standings import PROVISIONAL_GAMES, Standing, standings, whole_deals
+from arena.ladder.standings import Standing, standings
+from arena.league.aggregate import PairingAggregate
 from arena.league.bradley_terry import PRIOR_SD
-from arena.league.result import MatchResult
 from arena.league.schedule import SECRET_BYTES, MatchSpec, deal_id
+from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
 from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
-from arena.service.leagues import MAX_REQUEST_ID, LeagueNotFoundError
+from arena.service.leagues import MAX_REQUEST_ID, REBUILD_ATTEMPTS, LeagueNotFoundError
 from arena.store.ladders import LadderStore, Online
 
 log = logging.getLogger(__name__)
@@ -185,12 +186,17 @@ class LadderService:
         return info, lines
 
     async def _fit(self, info: LadderInfo) -> list[Standing]:
-        stored = (await self.store.results(info.ladder_id))[: info.done]
-        results = [MatchResult.from_dict(r) for r in stored]
-        if info.duplicate:
-            results = whole_deals(results, info.players)
-        retired = await self.store.retired(sorted({b for r in results for b in r.bots}))
-        return await asyncio.to_thread(standings, results, retired)
+        deal_size = info.players if info.duplicate else 1
+        fields, counted = await self.store.pairings(info.ladder_id)
+        for _ in range(REBUILD_ATTEMPTS):
+            if counted >= info.done:
+                break
+            await self.store.rebuild_pairings(info.ladder_id, deal_size)
+            fields, counted = await self.store.pairings(info.ladder_id)
+        aggregate = PairingAggregate.from_fields(fields)
+        retired = await self.store.retired(sorted(aggregate.bots))
+        table = await asyncio.to_thread(LeagueTable.from_aggregate, aggregate)
+        return standings(table, retired)
 
     async def history(self, ladder_id: str, bot: str, limit: int = 500) -> list[dict[str, Any]]:
         """The bot's rating points in the ladder, oldest first."""
@@ -303,7 +309,7 @@ class Matchmaker:
             return 0
         seats = await self.store.seat_counts(ladder_id, info.players)
         tables = pick_tables(
-            candidates, info.players, seats, self.rng, duplicate=info.duplicate, provisional_games=PROVISIONAL_GAMES
+            candidates, info.players, seats, self.rng, duplicate=info.duplicate, provisional_games=PROVISIONAL_MATCHES
         )
         if not tables:
             return 0

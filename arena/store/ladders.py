@@ -32,7 +32,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from arena.store.leagues import QUEUE_STREAM, REQUEST_TTL_SECONDS
+from arena.store.leagues import QUEUE_STREAM, REQUEST_TTL_SECONDS, LeagueStore
 from arena.store.match_index import ladder_of
 from arena.store.redis_stores import key, text
 
@@ -84,6 +84,7 @@ class LadderStore:
         self._create = client.register_script(_CREATE)
         self._schedule = client.register_script(_SCHEDULE)
         self._hold = client.register_script(_HOLD)
+        self._leagues = LeagueStore(client, stream)
 
     @staticmethod
     def _league(ladder_id: str, part: str = "") -> str:
@@ -172,6 +173,15 @@ class LadderStore:
             values = await self.r.mget([key("result", f"{ladder_id}:{i}") for i in chunk])
             results.extend(json.loads(v) for v in values if v)
         return results
+
+    async def pairings(self, ladder_id: str) -> tuple[dict[str, str], int]:
+        """The ladder's pairing aggregate in its stored form and the count of results it has seen:
+        the league store keeps it with every result (``LeagueStore.pairings``)."""
+        return await self._leagues.pairings(ladder_id)
+
+    async def rebuild_pairings(self, ladder_id: str, deal_size: int = 1) -> bool:
+        """Recompute the ladder's pairing aggregate from its stored results (``LeagueStore.rebuild_pairings``)."""
+        return await self._leagues.rebuild_pairings(ladder_id, deal_size)
 
     async def hold_matchmaking(self, owner: str, seconds: float) -> bool:
         """Take or keep the matchmaker lease for ``seconds``; False while another node holds it."""

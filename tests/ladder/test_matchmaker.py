@@ -9,9 +9,11 @@ from collections import Counter
 import pytest
 
 from arena.ladder.matchmaker import Candidate, pick_tables, rotations
-from arena.ladder.standings import PROVISIONAL_GAMES, standings
+from arena.ladder.standings import standings
 from arena.ladder.versions import BotVersion
+from arena.league.aggregate import PairingAggregate
 from arena.league.result import MatchResult
+from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
 from arena.service.auth import NAME_PATTERN
 
 
@@ -30,7 +32,7 @@ def test_every_free_slot_is_filled_and_no_bot_is_overbooked() -> None:
 
 def test_a_new_bot_plays_first_and_with_all_its_slots() -> None:
     candidates = [*field({f"old{i}": 1400.0 + 50 * i for i in range(6)}, free=2), Candidate("new", 1500, 400, 0, 4)]
-    tables = pick_tables(candidates, 2, {}, random.Random(2), provisional_games=PROVISIONAL_GAMES)
+    tables = pick_tables(candidates, 2, {}, random.Random(2), provisional_games=PROVISIONAL_MATCHES)
     assert all("new" in table for table in tables[:4])
     assert sum("new" in table for table in tables) == 4
 
@@ -78,9 +80,10 @@ def test_versions_are_valid_names_with_a_lineage() -> None:
 
 
 def test_standings_mark_provisional_bots_and_share_tied_ranks() -> None:
-    results = [MatchResult(f"m{i}", ("a", "b"), (1, 0), (1, 2)) for i in range(PROVISIONAL_GAMES)]
+    results = [MatchResult(f"m{i}", ("a", "b"), (1, 0), (1, 2)) for i in range(PROVISIONAL_MATCHES)]
     results += [MatchResult("t1", ("c", "d"), (1, 0), (1, 2)), MatchResult("t2", ("d", "c"), (1, 0), (1, 2))]
-    lines = {line.bot: line for line in standings(results, frozenset({"b"}))}
+    table = LeagueTable.from_aggregate(PairingAggregate.from_results(results))
+    lines = {line.bot: line for line in standings(table, frozenset({"b"}))}
     assert not lines["a"].provisional and lines["c"].provisional and lines["c"].games == 2
     assert lines["b"].retired and not lines["a"].retired
     assert lines["c"].rank == lines["d"].rank
