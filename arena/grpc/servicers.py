@@ -10,6 +10,7 @@ import functools
 import logging
 import math
 import secrets
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -22,6 +23,7 @@ from arena.grpc import convert
 from arena.grpc.decode import Undecodable
 from arena.grpc.errors import status_for
 from arena.node import ArenaNode
+from arena.referee.seat import DecisionRequest
 from arena.service.auth import AuthError, registered_games
 from arena.service.leagues import LeagueService, LeaguesUnavailableError, new_league_id
 from arena.service.limits import (
@@ -146,6 +148,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         keep_alive = asyncio.create_task(connection.keep_alive(self.node.keep_alive_seconds))
         recheck = asyncio.create_task(self._recheck(hello.token, connection))
         outbox, write, wall = connection.outbox, context.write, self.node.clock.wall
+        answered = self.node.hub.answered
+        overhead = self.node.metrics.referee_overhead if self.node.metrics is not None else None
         try:
             while (message := await outbox.get()) is not None:
                 if isinstance(message, KeepAlive):
@@ -156,6 +160,10 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     await write(convert.outgoing_to_proto(message))
                     if connection.unconfirmed:
                         connection.written(message)
+                    if overhead is not None and type(message) is DecisionRequest:
+                        arrived = answered.get(message.match_id)
+                        if arrived is not None:
+                            overhead.observe(time.perf_counter() - arrived)
         finally:
             keep_alive.cancel()
             recheck.cancel()
