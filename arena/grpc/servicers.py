@@ -338,6 +338,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             deck=list(request.deck) or None,
             seal=seal,
             seal_size=request.seal_size if seal else 0,
+            anywhere=True,
         )
         return match_pb2.StartMatchResponse(match_id=match_id)
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from arena.errors import ArenaError
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
@@ -85,6 +88,10 @@ class Relay:
         self.pending_sends: set[asyncio.Task[None]] = set()
         self.outboxes: dict[str, asyncio.Queue[dict[str, str]]] = {}
         self.senders: dict[str, asyncio.Task[None]] = {}
+        self.adopt: Callable[[dict[str, Any]], Awaitable[str]] | None = None
+        """Starts a match that another node asks this one to referee (its bots are connected here)."""
+        self.replies: dict[str, asyncio.Future[dict[str, str]]] = {}
+        """Requests to start a match elsewhere, awaiting the other node's answer."""
 
     # -- sending ------------------------------------------------------------------------------
 
@@ -136,6 +143,28 @@ class Relay:
         """A message for a bot, encoded for the wire and for a stream field."""
         return base64.b64encode(self.encode(message)).decode()
 
+    async def start_at(self, node: str, spec: dict[str, Any], seconds: float) -> dict[str, str]:
+        """Ask ``node`` to start a match (``spec`` as ``MatchManager.adopt`` reads it); its answer
+        has the match id (``match``) or the error (``error``: class name, ``text``)."""
+        request = uuid.uuid4().hex
+        future: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+        self.replies[request] = future
+        self.send(node, {"t": "adopt", "origin": self.node_id, "req": request, "spec": json.dumps(spec)})
+        try:
+            return await asyncio.wait_for(future, seconds)
+        finally:
+            self.replies.pop(request, None)
+
+    async def _adopt(self, message: dict[str, str]) -> None:
+        reply = {"t": "adopted", "req": message.get("req", "")}
+        try:
+            if self.adopt is None:
+                raise ArenaError(f"node {self.node_id} does not start matches for other nodes")
+            reply["match"] = await self.adopt(json.loads(message["spec"]))
+        except ArenaError as error:
+            reply |= {"error": type(error).__name__, "text": str(error)}
+        self.send(message["origin"], reply)
+
     # -- receiving ----------------------------------------------------------------------------
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -162,6 +191,14 @@ class Relay:
         """One message from another node."""
         kind, match_id, bot = message.get("t", ""), message.get("match", ""), message.get("bot", "")
         index = int(message.get("seat", "0"))
+        if kind == "adopt":
+            self.send_soon(self._adopt(message))
+            return
+        if kind == "adopted":
+            waiting = self.replies.get(message.get("req", ""))
+            if waiting is not None and not waiting.done():
+                waiting.set_result(message)
+            return
         if kind in ("answer", "presence", "gone"):
             seat = self.origin_seats.get((match_id, bot, index))
             if seat is not None:
