@@ -49,6 +49,30 @@ class Figure:
     rate: float
     by_kind: dict[str, float]
     pairs_by_kind: Counter[str]
+    cpu_us: float
+    """CPU of the arena's processes (nodes, workers, their supervisor, Redis) per decision."""
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these processes and all their descendants, from /proc."""
+    total = 0.0
+    for pid in descendants(pids):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def descendants(pids: list[int]) -> list[int]:
+    """The processes and their descendants (read from /proc/PID/task/*/children)."""
+    found, todo = [], list(pids)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        for task in Path(f"/proc/{pid}/task").glob("*/children") if Path(f"/proc/{pid}").exists() else ():
+            with contextlib.suppress(OSError):
+                todo.extend(int(child) for child in task.read_text().split())
+    return found
 
 
 async def register(address: str, prefix: str, count: int) -> list[tuple[str, str]]:
@@ -77,15 +101,16 @@ def serving(redis_url: str, port: int, node_id: str, data: Path, workers: int) -
 async def measure(
     redis_url: str,
     bot_servers: tuple[str, str],
-    start_server_of: dict[str, str],
+    arena_pids: list[int],
     concurrency: int,
     warmup: float,
     window: float,
     folder: Path,
+    redis_pid: int,
 ) -> Figure:
     """Play C pairs (first bot of each pair in bot process 0 on ``bot_servers[0]``, second in bot
-    process 1 on ``bot_servers[1]``); start each match on ``start_server_of[node of its first bot]``
-    (or on the first bot's server). Returns decisions/s, split by where the pair's bots are."""
+    process 1 on ``bot_servers[1]``), each match started through the first bot's server. Returns
+    decisions/s, split by where the pair's bots are, and the CPU of ``arena_pids`` (and Redis) per decision."""
     stamp = time.time_ns()
     first = await register(bot_servers[0], f"p{stamp}", concurrency)
     second = await register(bot_servers[1], f"q{stamp}", concurrency)
@@ -137,12 +162,11 @@ async def measure(
     stats: list[str] = []
     readers = [asyncio.ensure_future(read(p)) for p in bots]
     tc = common_pb2.TimeControl(decision_allowance=duration_to_proto(30.0), time_bank=duration_to_proto(30.0))
-    channels = {address: grpc.aio.insecure_channel(address) for address in {*bot_servers, *start_server_of.values()}}
+    channels = {address: grpc.aio.insecure_channel(address) for address in bot_servers}
     seeds = iter(range(1, 1 << 30))
 
     async def start(pair: int) -> None:
-        address = start_server_of.get(homes[pairs[pair][0]], bot_servers[0])
-        stub = match_pb2_grpc.MatchServiceStub(channels[address])
+        stub = match_pb2_grpc.MatchServiceStub(channels[bot_servers[0]])
         request = match_pb2.StartMatchRequest(game="5211", bot_names=pairs[pair], seed=next(seeds), time_control=tc)
         for _ in range(200):
             try:
@@ -159,9 +183,10 @@ async def measure(
 
     driver = asyncio.ensure_future(keep_going())
     await asyncio.sleep(warmup)
-    counting, began = True, time.perf_counter()
+    watched = [*arena_pids, redis_pid]
+    counting, began, cpu = True, time.perf_counter(), cpu_seconds(watched)
     await asyncio.sleep(window)
-    counting, elapsed = False, time.perf_counter() - began
+    counting, elapsed, cpu = False, time.perf_counter() - began, cpu_seconds(watched) - cpu
     driver.cancel()
     await asyncio.gather(driver, return_exceptions=True)
     for process in bots:
@@ -174,7 +199,8 @@ async def measure(
         await channel.close()
     per_match = 66  # a 2-player 5211 match: 33 turns of 2 decisions
     by_kind = {kind: count * per_match / elapsed for kind, count in ended_by_kind.items()}
-    return Figure(sum(by_kind.values()), by_kind, Counter(kinds))
+    decisions = max(1, sum(ended_by_kind.values()) * per_match)
+    return Figure(sum(by_kind.values()), by_kind, Counter(kinds), cpu / decisions * 1e6)
 
 
 def describe(figure: Figure, unit: str = "node") -> str:
@@ -182,7 +208,7 @@ def describe(figure: Figure, unit: str = "node") -> str:
         f"{kind.replace('node', unit)}: {figure.by_kind.get(kind, 0.0):,.0f}/s over {figure.pairs_by_kind[kind]} pairs"
         for kind in sorted(figure.pairs_by_kind)
     )
-    return f"{figure.rate:>8,.0f} decisions/s  ({split})"
+    return f"{figure.rate:>7,.0f} decisions/s, arena CPU {figure.cpu_us:>4.0f} us/decision  ({split})"
 
 
 def main() -> int:
@@ -195,29 +221,42 @@ def main() -> int:
     print(f"cores available: {len(os.sched_getaffinity(0))}; {args.concurrency} 2-player matches in flight")
     with tempfile.TemporaryDirectory() as temp, EmbeddedRedis(Path(temp) / "redis", binary=binary) as redis:
         folder = Path(temp)
+        assert redis.process is not None
+        redis_pid = redis.process.pid
         rates: dict[int, Figure] = {}
         for workers in (1, 2):
             port = free_port()
             address = f"127.0.0.1:{port}"
-            with serving(redis.url, port, f"w{workers}", folder / f"w{workers}", workers):
+            with serving(redis.url, port, f"w{workers}", folder / f"w{workers}", workers) as server:
                 rates[workers] = asyncio.run(
-                    measure(redis.url, (address, address), {}, args.concurrency, warmup, args.seconds, folder)
+                    measure(
+                        redis.url,
+                        (address, address),
+                        [server.pid],
+                        args.concurrency,
+                        warmup,
+                        args.seconds,
+                        folder,
+                        redis_pid,
+                    )
                 )
-            name = "worker" if workers == 1 else "workers"
-            print(
-                f"--workers {workers}: {describe(rates[workers])}".replace("same node", f"same {name[:-1]}"), flush=True
-            )
+            print(f"--workers {workers}: {describe(rates[workers], 'worker')}", flush=True)
         ratio = rates[2].rate / rates[1].rate
         verdict = "met" if ratio >= WORKERS_GOAL else "NOT met"
         print(f"(2) 2 workers / 1 worker: {ratio:.2f}  (goal >= {WORKERS_GOAL}: {verdict})", flush=True)
         ports = [free_port(), free_port()]
         a, b = (f"127.0.0.1:{p}" for p in ports)
         with (
-            serving(redis.url, ports[0], "na", folder / "na", 1),
-            serving(redis.url, ports[1], "nb", folder / "nb", 1),
+            serving(redis.url, ports[0], "na", folder / "na", 1) as first,
+            serving(redis.url, ports[1], "nb", folder / "nb", 1) as second,
         ):
-            one = asyncio.run(measure(redis.url, (a, a), {}, args.concurrency, warmup, args.seconds, folder))
-            two = asyncio.run(measure(redis.url, (a, b), {}, args.concurrency, warmup, args.seconds, folder))
+            pids = [first.pid, second.pid]
+            one = asyncio.run(
+                measure(redis.url, (a, a), pids, args.concurrency, warmup, args.seconds, folder, redis_pid)
+            )
+            two = asyncio.run(
+                measure(redis.url, (a, b), pids, args.concurrency, warmup, args.seconds, folder, redis_pid)
+            )
         print(f"bots on one node : {describe(one)}")
         print(f"bots on two nodes: {describe(two)}  (refereed where the first bot is, the other seat relayed)")
         ratio = two.rate / one.rate
