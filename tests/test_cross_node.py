@@ -12,13 +12,13 @@ from pathlib import Path
 import grpc
 
 from arena.admin import create_league, register_bot
+from arena.launch import stop
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from arena.wire import record as wire_record
-from arena.launch import stop
 from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
 from tests.grpc.rawbot import RawBot
 
