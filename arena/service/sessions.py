@@ -94,15 +94,6 @@ class Connection:
                 del self.unconfirmed[index]
                 return
 
-    async def keep_alive(self, interval: float) -> None:
-        """Send a KeepAlive whenever nothing else was sent for ``interval`` seconds (run as a task)."""
-        while not self.closed:
-            idle = time.monotonic() - self.last_sent
-            if idle >= interval:
-                self.send(KeepAlive())
-                idle = 0.0
-            await asyncio.sleep(interval - idle)
-
     def close(self, reason: str) -> None:
         """End the stream after what is queued."""
         if not self.closed:
