@@ -15,10 +15,14 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import AsyncIterator
 from pathlib import Path
+
+import grpc
 
 from arena.loadtest import _register, counter_total, local_arena
 
+HERE = Path(__file__).resolve().parent
 GOAL_KIB = 20
 WAVE = 1000
 
@@ -97,7 +101,50 @@ def main() -> int:
                     bot.stdin.close()
                 for bot in bots:
                     bot.wait(60)
+    echo_floor(max(args.bots))
     return 0
+
+
+def echo_floor(count: int) -> None:
+    """The same for a bare ``grpc.aio`` echo server holding ``count`` idle streams (50 per channel):
+    what gRPC itself needs per stream, below which no node can go."""
+    server = subprocess.Popen([sys.executable, str(HERE / "pingpong_server.py")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        base = settle(server.pid)
+
+        async def hold() -> int:
+            channels = [
+                grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range((count + 49) // 50)
+            ]
+            queues: list[asyncio.Queue[bytes | None]] = []
+            calls = []
+            for index in range(count):
+                queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+                async def requests(queue: asyncio.Queue[bytes | None] = queue) -> AsyncIterator[bytes]:
+                    while (item := await queue.get()) is not None:
+                        yield item
+
+                calls.append(channels[index // 50].stream_stream("/bench.Echo/Ping")(requests()))
+                queue.put_nowait(b"x" * 64)
+                queues.append(queue)
+                if len(calls) % 500 == 0 or index == count - 1:
+                    await asyncio.gather(*(call.read() for call in calls[-(len(calls) % 500 or 500) :]))
+            rss = await asyncio.to_thread(settle, server.pid)
+            for queue in queues:
+                queue.put_nowait(None)
+            for channel in channels:
+                await channel.close()
+            return rss
+
+        rss = asyncio.run(hold())
+        print(f"bare grpc.aio echo server, {count} idle streams: {(rss - base) / count / 1024:.1f} KiB per stream")
+    finally:
+        server.kill()
+        server.wait()
 
 
 if __name__ == "__main__":

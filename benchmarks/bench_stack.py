@@ -91,6 +91,8 @@ class Measure:
     server_cpu_us: float
     client_cpu_us: float
     overhead: tuple[float | None, float | None] = (None, None)
+    window: float = 0.0
+    """Seconds measured."""
 
 
 class Window:
@@ -114,7 +116,7 @@ class Window:
         if self.metrics_url:
             after = buckets(self.metrics_url)
             overhead = (quantile(self.histogram, after, 0.5), quantile(self.histogram, after, 0.99))
-        return Measure(units / elapsed, server / units * 1e6, client / units * 1e6, overhead)
+        return Measure(units / elapsed, server / units * 1e6, client / units * 1e6, overhead, elapsed)
 
 
 class CountingRandomBot(Bot):
@@ -148,6 +150,7 @@ async def arena_rate(
     players: int = 2,
     metrics_url: str | None = None,
     start_address: str | None = None,
+    counting: Any = None,
 ) -> Measure:
     """Decisions/s of ``concurrency`` groups of ``players`` SDK bots, each group always playing one
     match. The bots connect to ``address``; matches are started through ``start_address`` (the same
@@ -167,7 +170,7 @@ async def arena_rate(
 
         async def start(pair: int) -> None:
             request = match_pb2.StartMatchRequest(game="5211", bot_names=pairs[pair], seed=next(seeds), time_control=tc)
-            for _ in range(400):  # the bots may still be connecting
+            for _ in range(2000):  # the bots may still be connecting
                 try:
                     await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
                     return
@@ -183,9 +186,13 @@ async def arena_rate(
         driver = asyncio.ensure_future(keep_going())
         await asyncio.sleep(warmup)
         meter = Window(server_pid, metrics_url)
+        if counting is not None:
+            counting.begin()
         meter.begin(sum(b.decisions for b in bots))
         await asyncio.sleep(window)
         rate = meter.end(sum(b.decisions for b in bots))
+        if counting is not None:
+            counting.end()
         driver.cancel()
         await asyncio.gather(driver, return_exceptions=True)
     for bot in bots:
@@ -194,7 +201,9 @@ async def arena_rate(
     return rate
 
 
-async def raw_rate(port: int, server_pid: int, concurrency: int, warmup: float, window: float) -> Measure:
+async def raw_rate(
+    port: int, server_pid: int, concurrency: int, warmup: float, window: float, counting: Any = None
+) -> Measure:
     count = 0
     stop = False
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -221,9 +230,13 @@ async def raw_rate(port: int, server_pid: int, concurrency: int, warmup: float, 
         tasks = [asyncio.ensure_future(one()) for _ in range(concurrency)]
         await asyncio.sleep(warmup)
         meter = Window(server_pid)
+        if counting is not None:
+            counting.begin()
         meter.begin(count)
         await asyncio.sleep(window)
         rate = meter.end(count)
+        if counting is not None:
+            counting.end()
         stop = True
         await asyncio.gather(*tasks, return_exceptions=True)
     return rate
