@@ -121,8 +121,10 @@ def _serve(args: argparse.Namespace) -> int:
     if workers > 1:
         from arena.workers import run_workers
 
-        def all_ready(port: int) -> None:
+        def all_ready(port: int, web: str) -> None:
             print(f"{READY}{args.address.rsplit(':', 1)[0]}:{port}", flush=True)
+            if web:  # served by the first worker
+                print(f"{WEB_READY}{web}", flush=True)
 
         return run_workers(config, workers, all_ready, args.log_level, args.log_format == "json")
     asyncio.run(serve(config, ready))

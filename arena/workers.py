@@ -6,7 +6,7 @@ arena (its own node id, ``NODE-ID.0`` … ``NODE-ID.N-1``) listening on the same
 SO_REUSEPORT, so the kernel spreads bot connections over them. A match between bots whose
 connections landed on different workers is played through the nodes' relay, as between any
 two nodes of one arena; ``StartMatch`` starts a match on the worker its bots are connected to.
-Worker ``i`` serves ``/metrics`` on the metrics port plus ``i``.
+Worker ``i`` serves ``/metrics`` on the metrics port plus ``i``; the first worker serves the web site.
 
 The supervisor prints the ready line once every worker serves, forwards SIGTERM/SIGINT to them
 (each shuts down gracefully), and stops them all if one of them dies (a non-zero exit, for the
@@ -67,6 +67,7 @@ def worker_configs(config: ServeConfig, count: int, redis_url: str, admin: str |
             admin_token=admin,
             node_id=f"{base}.{i}",
             metrics_address=metrics[i],
+            web_address=config.web_address if i == 0 else None,
             shared_port=True,
         )
         for i in range(count)
@@ -92,7 +93,12 @@ def _worker_main(
 
     threading.Thread(target=watch_supervisor, name="supervisor-watch", daemon=True).start()
     try:
-        asyncio.run(serve(spec.config, lambda running: ready.send(("ready", running.port))))
+        asyncio.run(
+            serve(
+                spec.config,
+                lambda running: ready.send(("ready", (running.port, running.web.url if running.web else ""))),
+            )
+        )
     except StartupError as error:
         ready.send(("failed", str(error)))
         raise SystemExit(2) from None
@@ -101,11 +107,12 @@ def _worker_main(
 def run_workers(
     config: ServeConfig,
     count: int,
-    on_ready: Callable[[int], None],
+    on_ready: Callable[[int, str], None],
     log_level: str = "info",
     json_logs: bool = True,
 ) -> int:
     """Run ``count`` workers of ``config`` until SIGTERM or SIGINT; returns the exit status.
+    ``on_ready(port, web site URL or "")`` is called once every worker serves.
 
     Operator mistakes (a taken port, an unusable data folder or Redis) raise ``StartupError``
     before any worker takes work.
@@ -144,7 +151,7 @@ def run_workers(
 
 
 def _supervise(
-    configs: list[ServeConfig], port: int, on_ready: Callable[[int], None], log_level: str, json_logs: bool
+    configs: list[ServeConfig], port: int, on_ready: Callable[[int, str], None], log_level: str, json_logs: bool
 ) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
@@ -168,6 +175,7 @@ def _supervise(
             readies.append(ready_out)
             lives.append(life_in)
         deadline = time.monotonic() + READY_SECONDS
+        web = ""
         for started, ready in zip(workers, readies, strict=True):
             if not ready.poll(max(0.0, deadline - time.monotonic())):
                 raise StartupError(f"worker {started.name} did not start serving in {READY_SECONDS:g} s")
@@ -179,8 +187,9 @@ def _supervise(
                 ) from None
             if kind != "ready":
                 raise StartupError(str(detail))
+            web = web or detail[1]
         log.info("arena workers serving", extra={"workers": len(workers), "port": port})
-        on_ready(port)
+        on_ready(port, web)
         while not stop.wait(0.2):
             dead = [w for w in workers if not w.is_alive()]
             if dead:

@@ -90,7 +90,7 @@ async def register(address: str, prefix: str, count: int) -> list[tuple[str, str
 def serving(redis_url: str, port: int, node_id: str, data: Path, workers: int) -> Iterator[subprocess.Popen[str]]:
     args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id, "--workers", str(workers)]
     args += ["--admin-token", ADMIN, "--data-dir", str(data), "--metrics-address", "", "--log-level", "warning"]
-    args += ["--max-pending-hellos-per-peer", "1024", "--shutdown-grace", "2"]
+    args += ["--max-pending-hellos-per-peer", "1024", "--shutdown-grace", "2", "--web-port", "0"]
     process = start_serve(args, log=data.with_suffix(".log"))[0]
     try:
         yield process

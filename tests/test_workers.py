@@ -38,7 +38,7 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
     address = f"127.0.0.1:{port}"
     args = ["--address", address, "--redis", redis7.url, "--node-id", "w", "--workers", "2", "--open-registration"]
     args += ["--admin-token", ADMIN, "--data-dir", str(tmp_path / "data"), "--metrics-address", ""]
-    args += ["--log-format", "text", "--log-level", "warning", "--shutdown-grace", "2"]
+    args += ["--log-format", "text", "--log-level", "warning", "--shutdown-grace", "2", "--web-port", "0"]
     server, said = start_serve(args, log=tmp_path / "serve.log")
     bots: list[subprocess.Popen[bytes]] = []
     client = connect(redis7.url)
