@@ -75,7 +75,9 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py --game azul --observe --target 150
 	$(PY) benchmarks/bench_games.py --game azul --option wall=grey --observe --target 150
 	$(PY) benchmarks/bench_games.py --game fool --target 250 --target-players 6
+	$(PY) benchmarks/bench_referee.py
 	$(PY) benchmarks/bench_stack.py
+	$(PY) benchmarks/bench_workers.py
 	$(PY) benchmarks/bench_duplicate.py
 	$(PY) benchmarks/bench_calibration.py
 	$(PY) benchmarks/bench_leaderboard.py

@@ -125,6 +125,20 @@ def _serve(args: argparse.Namespace) -> int:
         if web is not None:
             print(f"{WEB_READY}{web.url}", flush=True)
 
+    workers = args.workers
+    if workers == 0:
+        from arena.workers import default_workers
+
+        workers = default_workers()
+    if workers > 1:
+        from arena.workers import run_workers
+
+        def all_ready(port: int, web: str) -> None:
+            print(f"{READY}{args.address.rsplit(':', 1)[0]}:{port}", flush=True)
+            if web:  # served by the first worker
+                print(f"{WEB_READY}{web}", flush=True)
+
+        return run_workers(config, workers, all_ready, args.log_level, args.log_format == "json")
     asyncio.run(serve(config, ready))
     return 0
 
@@ -584,6 +598,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--lease-seconds", type=float, default=30.0, help="a dead node's queued matches are taken over after this"
     )
     serve.add_argument("--shutdown-grace", type=float, default=30.0, help="seconds running matches get on SIGTERM")
+    serve.add_argument(
+        "--workers",
+        type=_at_least(0),
+        default=1,
+        help="node processes sharing the port, one core each (0: one per core; default %(default)s)",
+    )
     _limit_options(serve)
     serve.add_argument("--log-format", choices=["json", "text"], default="json")
     serve.add_argument("--log-level", default="info")

@@ -82,16 +82,16 @@ async def run_bot(
         ready.set()
 
 
-async def main_async(lines: list[list[str]], server: str, capacity: int) -> int:
+async def main_async(lines: list[list[str]], server: str, capacity: int, per_channel: int = BOTS_PER_CHANNEL) -> int:
     stats = Stats()
     channels = [
         grpc.aio.insecure_channel(server, options=[("grpc.use_local_subchannel_pool", 1)])
-        for _ in range(max(1, (len(lines) + BOTS_PER_CHANNEL - 1) // BOTS_PER_CHANNEL))
+        for _ in range(max(1, (len(lines) + per_channel - 1) // per_channel))
     ]
     readies = [asyncio.Event() for _ in lines]
     tasks = [
         asyncio.ensure_future(
-            run_bot(bot_pb2_grpc.BotServiceStub(channels[i // BOTS_PER_CHANNEL]), token, capacity, stats, readies[i], i)
+            run_bot(bot_pb2_grpc.BotServiceStub(channels[i // per_channel]), token, capacity, stats, readies[i], i)
         )
         for i, (_name, token) in enumerate(lines)
     ]
@@ -125,9 +125,12 @@ def main() -> int:
     parser.add_argument("tokens_file")
     parser.add_argument("--server", required=True)
     parser.add_argument("--capacity", type=int, default=8)
+    parser.add_argument(
+        "--per-channel", type=int, default=BOTS_PER_CHANNEL, help="bots sharing one connection (default %(default)s)"
+    )
     args = parser.parse_args()
     lines = [line.split() for line in Path(args.tokens_file).read_text().splitlines() if line.strip()]
-    return asyncio.run(main_async(lines, args.server, args.capacity))
+    return asyncio.run(main_async(lines, args.server, args.capacity, max(1, args.per_channel)))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from arena.games.base import Termination
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+OVERHEAD_BUCKETS = tuple(round(1e-5 * 1.25**k, 8) for k in range(52))
+"""10 µs to about 1 s, 25% apart: fine enough to read a p50 and a p99 of the referee's own overhead."""
 DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
 
@@ -38,6 +40,14 @@ class ArenaMetrics:
             "Time from sending an action request to receiving the action (timeouts: the full wait).",
             ["game"],
             buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.referee_overhead = Histogram(
+            "arena_referee_overhead_seconds",
+            "The referee's own time per turn on this node: from the arrival of the answer that completed a turn "
+            "(the last one heard in its match) to the write of the match's next request (a turn ended by a "
+            "timeout counts its wait).",
+            buckets=OVERHEAD_BUCKETS,
             registry=r,
         )
         self.timeouts = Counter("arena_timeouts_total", "Decisions not answered in time.", ["game"], registry=r)

@@ -66,6 +66,9 @@ class ServeConfig:
     """What clients may ask of the node."""
     web_address: str | None = None
     """host:port of the web site (``arena serve --web-port``); None for none."""
+    shared_port: bool = False
+    """A worker of ``arena serve --workers N``: the port is shared with its siblings (SO_REUSEPORT),
+    and the supervisor checked it was free."""
 
 
 @dataclasses.dataclass
@@ -154,7 +157,8 @@ async def start_node(config: ServeConfig) -> RunningNode:
 
 
 async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -> RunningNode:
-    startup.check_port_free(config.address, "--address")
+    if not config.shared_port:
+        startup.check_port_free(config.address, "--address")
     if config.metrics_address:
         startup.check_port_free(config.metrics_address, "--metrics-address", "serve metrics on")
     if config.web_address:
@@ -211,6 +215,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     node.nodes = NodeRegistry(client, node_id, config.address)
     relay = Relay(client, node_id, hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
     node.matches.relay = relay
+    relay.adopt = node.matches.adopt
     node.matches.slots = SlotBroker(client)
 
     async def arrived(name: str) -> None:
@@ -264,7 +269,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
 
     started.push_async_callback(stop_tasks)
     try:
-        server = await start_server(node, config.address, config.tls)
+        server = await start_server(node, config.address, config.tls, reuse_port=config.shared_port)
     except (OSError, RuntimeError) as error:
         raise StartupError(f"cannot listen on {config.address}: {error}: check --address") from error
     started.push_async_callback(server.server.stop, 0)

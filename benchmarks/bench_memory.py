@@ -1,7 +1,9 @@
-"""Memory per connected idle bot: an arena node's resident memory with 0, 1,000 and 5,000 bots connected.
+"""Memory per connected idle bot: an arena node's resident memory with 1,000 and with 10,000 bots
+connected, each on a fresh node, over the same node idle (goal of issue 17: under 20 KiB each with 10,000).
 
 The bots are lightweight simulated ones (``arena.loadtest_bots``: one stream each, 50 streams per
-channel) in a separate process; they connect, say Hello and wait. Run: ``python benchmarks/bench_memory.py``.
+channel) in other processes; they connect, say Hello and wait. The node's ``arena_connected_bots``
+gauge confirms they are all connected. Run: ``python benchmarks/bench_memory.py``.
 """
 
 from __future__ import annotations
@@ -12,9 +14,17 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from arena.loadtest import _register, local_arena
+import grpc
+
+from arena.loadtest import _register, counter_total, local_arena
+
+HERE = Path(__file__).resolve().parent
+GOAL_KIB = 20
+WAVE = 1000
 
 
 def rss_bytes(pid: int) -> int:
@@ -37,34 +47,104 @@ def settle(pid: int) -> int:
     return last
 
 
+def connected_bots(metrics_url: str) -> int:
+    """The node's ``arena_connected_bots`` gauge."""
+    text = urllib.request.urlopen(metrics_url, timeout=30).read().decode()
+    return int(counter_total(text, "arena_connected_bots"))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bots", type=int, nargs="+", default=[1000, 5000])
+    parser.add_argument("--bots", type=int, nargs="+", default=[1000, 10000])
     args = parser.parse_args()
-    print(f"{'bots':>6}  {'node RSS MiB':>12}  {'KiB per bot':>11}")
-    with tempfile.TemporaryDirectory() as folder, local_arena(Path(folder) / "data") as (address, _, server, admin):
-        base = settle(server.pid)
-        print(f"{0:>6}  {base / 2**20:>12.1f}  {'-':>11}", flush=True)
-        for count in args.bots:
-            tokens = asyncio.run(_register(address, count, admin))
-            path = Path(folder) / f"tokens-{count}.txt"
-            path.write_text("".join(f"{n} {t}\n" for n, t in tokens))
-            bots = subprocess.Popen(
-                [sys.executable, "-m", "arena.loadtest_bots", str(path), "--server", address],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            )  # fmt: skip
-            try:
-                assert bots.stdout is not None
-                if bots.stdout.readline().strip() != "ready":
-                    raise RuntimeError("the bots did not connect")
-                rss = settle(server.pid)
-                print(f"{count:>6}  {rss / 2**20:>12.1f}  {(rss - base) / count / 1024:>11.1f}", flush=True)
-            finally:
-                assert bots.stdin is not None
-                bots.stdin.close()
-                bots.wait(60)
+    print(f"{'bots':>6}  {'connected':>9}  {'node RSS MiB':>12}  {'KiB per bot':>11}")
+    for count in args.bots:
+        # A fresh node for each count: what a node that never held more bots needs for them.
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            local_arena(Path(folder) / "data") as (address, url, server, admin),
+        ):
             base = settle(server.pid)
+            tokens = asyncio.run(_register(address, count, admin))
+            bots = []
+            try:
+                # In processes of at most WAVE bots, one after the other: a node lets 1,024 bot streams
+                # await their Hello at once (--max-pending-hellos), and these all say it at once.
+                for start in range(0, count, WAVE):
+                    path = Path(folder) / f"tokens-{count}-{start}.txt"
+                    path.write_text("".join(f"{n} {t}\n" for n, t in tokens[start : start + WAVE]))
+                    bot = subprocess.Popen(
+                        [sys.executable, "-m", "arena.loadtest_bots", str(path), "--server", address],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                    )  # fmt: skip
+                    bots.append(bot)
+                    assert bot.stdout is not None
+                    if bot.stdout.readline().strip() != "ready":
+                        raise RuntimeError("the bots did not connect")
+                rss = settle(server.pid)
+                connected = connected_bots(url)
+                per_bot = (rss - base) / max(1, connected) / 1024
+                verdict = (
+                    f"  (goal < {GOAL_KIB} KiB: {'met' if per_bot < GOAL_KIB else 'NOT met'})"
+                    if count >= 10_000
+                    else ""
+                )
+                idle = f"(idle node {base / 2**20:.1f} MiB)"
+                print(
+                    f"{count:>6}  {connected:>9}  {rss / 2**20:>12.1f}  {per_bot:>11.1f}  {idle}{verdict}", flush=True
+                )
+                if connected < count:  # a Hello refused or timed out under load: counted per connected bot
+                    print(f"        ({count - connected} of the {count} bots did not connect)", flush=True)
+            finally:
+                for bot in bots:
+                    assert bot.stdin is not None
+                    bot.stdin.close()
+                for bot in bots:
+                    bot.wait(60)
+    echo_floor(max(args.bots))
     return 0
+
+
+def echo_floor(count: int) -> None:
+    """The same for a bare ``grpc.aio`` echo server holding ``count`` idle streams (50 per channel):
+    what gRPC itself needs per stream, below which no node can go."""
+    server = subprocess.Popen([sys.executable, str(HERE / "pingpong_server.py")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        base = settle(server.pid)
+
+        async def hold() -> int:
+            channels = [
+                grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range((count + 49) // 50)
+            ]
+            queues: list[asyncio.Queue[bytes | None]] = []
+            calls = []
+            for index in range(count):
+                queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+                async def requests(queue: asyncio.Queue[bytes | None] = queue) -> AsyncIterator[bytes]:
+                    while (item := await queue.get()) is not None:
+                        yield item
+
+                calls.append(channels[index // 50].stream_stream("/bench.Echo/Ping")(requests()))
+                queue.put_nowait(b"x" * 64)
+                queues.append(queue)
+                if len(calls) % 500 == 0 or index == count - 1:
+                    await asyncio.gather(*(call.read() for call in calls[-(len(calls) % 500 or 500) :]))
+            rss = await asyncio.to_thread(settle, server.pid)
+            for queue in queues:
+                queue.put_nowait(None)
+            for channel in channels:
+                await channel.close()
+            return rss
+
+        rss = asyncio.run(hold())
+        print(f"bare grpc.aio echo server, {count} idle streams: {(rss - base) / count / 1024:.1f} KiB per stream")
+    finally:
+        server.kill()
+        server.wait()
 
 
 if __name__ == "__main__":

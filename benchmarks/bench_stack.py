@@ -1,14 +1,18 @@
 """Full-stack throughput: decisions/s through arena server + gRPC + Python SDK bots, against a raw
 grpc.aio bidirectional ping-pong measured in the same run at the same concurrency.
 
-- arena: an ``arena serve`` process; in this process 2C SDK bots (an async random policy), paired
-  into C 2-player matches kept in flight (a new match starts as soon as one ends); the bots'
-  decisions are counted over a fixed window. Each decision is one message each way on a bot's
-  stream, as each raw round trip is one message each way on a stream.
+- arena: an ``arena serve`` process; in this process P·C SDK bots (an async random policy), grouped
+  into C P-player matches kept in flight (a new match starts as soon as one ends); the bots'
+  decisions are counted over a fixed window (a simultaneous turn of 4 players is 4 decisions).
+  Each decision is one message each way on a bot's stream, as each raw round trip is one message
+  each way on a stream.
 - raw: a bare grpc.aio echo server process; in this process C streams, each doing sequential
   request/response round trips of a 64-byte message, counted over the same window.
 
-The ratio is arena decisions/s over raw round trips/s. Run: ``python benchmarks/bench_stack.py``.
+The ratio is arena decisions/s over raw round trips/s (goal: at least 0.5 at 64). It also reads the
+node's ``arena_referee_overhead_seconds`` histogram over the window: the referee's own time from the
+answer that completed a turn to the write of the next request, at p50 and p99.
+Run: ``python benchmarks/bench_stack.py [--players 2 4] [--concurrency 1 64]``.
 """
 
 from __future__ import annotations
@@ -23,12 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 from arena_bot import Bot, Turn
+from prometheus_client.parser import text_string_to_metric_families
 
 from arena.admin import register_bot
 from arena.loadtest import local_arena
@@ -36,6 +42,36 @@ from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from arena.wire.common import duration_to_proto
 
 HERE = Path(__file__).resolve().parent
+GOAL = 0.5
+"""Arena decisions/s over raw round trips/s at 64 concurrent matches (issue 17)."""
+OVERHEAD = "arena_referee_overhead_seconds"
+
+
+def buckets(metrics_url: str, name: str = OVERHEAD) -> dict[float, float]:
+    """A histogram's cumulative bucket counts (upper bound -> count), read from /metrics."""
+    text = urllib.request.urlopen(metrics_url, timeout=10).read().decode()
+    found: dict[float, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == f"{name}_bucket":
+                bound = float(sample.labels["le"])
+                found[bound] = found.get(bound, 0.0) + sample.value
+    return found
+
+
+def quantile(before: dict[float, float], after: dict[float, float], q: float) -> float | None:
+    """The ``q`` quantile of what a histogram gained between two readings (linear within a bucket)."""
+    ordered = sorted((bound, count - before.get(bound, 0.0)) for bound, count in after.items())
+    if not ordered or ordered[-1][1] <= 0:
+        return None
+    rank, lower, below = q * ordered[-1][1], 0.0, 0.0
+    for bound, count in ordered:
+        if count >= rank:
+            if bound == float("inf"):
+                return lower
+            return lower + (bound - lower) * ((rank - below) / (count - below) if count > below else 0.0)
+        lower, below = bound, count
+    return lower
 
 
 def cpu_seconds(pid: int | None = None) -> float:
@@ -49,20 +85,25 @@ def cpu_seconds(pid: int | None = None) -> float:
 
 @dataclasses.dataclass
 class Measure:
-    """A rate and the CPU each side spent per unit, over one window."""
+    """A rate and the CPU each side spent per unit, over one window; the referee's overhead (p50, p99 s)."""
 
     rate: float
     server_cpu_us: float
     client_cpu_us: float
+    overhead: tuple[float | None, float | None] = (None, None)
+    window: float = 0.0
+    """Seconds measured."""
 
 
 class Window:
-    """Counts units and CPU between ``begin`` and ``end``."""
+    """Counts units and CPU (and the node's overhead histogram, given its URL) between ``begin`` and ``end``."""
 
-    def __init__(self, server_pid: int) -> None:
+    def __init__(self, server_pid: int, metrics_url: str | None = None) -> None:
         self.server_pid = server_pid
+        self.metrics_url = metrics_url
 
     def begin(self, count: int) -> None:
+        self.histogram = buckets(self.metrics_url) if self.metrics_url else {}
         self.count, self.time = count, time.perf_counter()
         self.server, self.client = cpu_seconds(self.server_pid), cpu_seconds()
 
@@ -71,7 +112,11 @@ class Window:
         elapsed = time.perf_counter() - self.time
         server = cpu_seconds(self.server_pid) - self.server
         client = cpu_seconds() - self.client
-        return Measure(units / elapsed, server / units * 1e6, client / units * 1e6)
+        overhead: tuple[float | None, float | None] = (None, None)
+        if self.metrics_url:
+            after = buckets(self.metrics_url)
+            overhead = (quantile(self.histogram, after, 0.5), quantile(self.histogram, after, 0.99))
+        return Measure(units / elapsed, server / units * 1e6, client / units * 1e6, overhead, elapsed)
 
 
 class CountingRandomBot(Bot):
@@ -96,25 +141,36 @@ class CountingRandomBot(Bot):
 
 
 async def arena_rate(
-    address: str, admin: str, server_pid: int, concurrency: int, warmup: float, window: float
+    address: str,
+    admin: str,
+    server_pid: int,
+    concurrency: int,
+    warmup: float,
+    window: float,
+    players: int = 2,
+    metrics_url: str | None = None,
+    start_address: str | None = None,
+    counting: Any = None,
 ) -> Measure:
-    """Decisions/s of ``concurrency`` pairs of SDK bots, each pair always playing one match."""
+    """Decisions/s of ``concurrency`` groups of ``players`` SDK bots, each group always playing one
+    match. The bots connect to ``address``; matches are started through ``start_address`` (the same
+    by default; another node of the arena refers them across nodes)."""
     stamp = time.time_ns()
-    pairs = [[f"bench-{concurrency}-{p}-{i}-{stamp}" for i in range(2)] for p in range(concurrency)]
+    pairs = [[f"bench-{concurrency}-{p}-{i}-{stamp}" for i in range(players)] for p in range(concurrency)]
     names = [name for pair in pairs for name in pair]
     tokens = await asyncio.gather(*(asyncio.to_thread(register_bot, address, name, admin) for name in names))
     ended: asyncio.Queue[int] = asyncio.Queue()
-    bots = [CountingRandomBot(1, ended, index // 2) if index % 2 == 0 else CountingRandomBot(1, None, 0)
+    bots = [CountingRandomBot(1, ended, index // players) if index % players == 0 else CountingRandomBot(1, None, 0)
             for index in range(len(names))]  # fmt: skip
     runs = [asyncio.ensure_future(bot.run_async(address, token)) for bot, token in zip(bots, tokens, strict=True)]
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with grpc.aio.insecure_channel(start_address or address) as channel:
         stub = match_pb2_grpc.MatchServiceStub(channel)
         tc = common_pb2.TimeControl(decision_allowance=duration_to_proto(30.0), time_bank=duration_to_proto(30.0))
         seeds = iter(range(1, 1 << 30))
 
         async def start(pair: int) -> None:
             request = match_pb2.StartMatchRequest(game="5211", bot_names=pairs[pair], seed=next(seeds), time_control=tc)
-            for _ in range(400):  # the bots may still be connecting
+            for _ in range(2000):  # the bots may still be connecting
                 try:
                     await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
                     return
@@ -129,10 +185,14 @@ async def arena_rate(
 
         driver = asyncio.ensure_future(keep_going())
         await asyncio.sleep(warmup)
-        meter = Window(server_pid)
+        meter = Window(server_pid, metrics_url)
+        if counting is not None:
+            counting.begin()
         meter.begin(sum(b.decisions for b in bots))
         await asyncio.sleep(window)
         rate = meter.end(sum(b.decisions for b in bots))
+        if counting is not None:
+            counting.end()
         driver.cancel()
         await asyncio.gather(driver, return_exceptions=True)
     for bot in bots:
@@ -141,7 +201,9 @@ async def arena_rate(
     return rate
 
 
-async def raw_rate(port: int, server_pid: int, concurrency: int, warmup: float, window: float) -> Measure:
+async def raw_rate(
+    port: int, server_pid: int, concurrency: int, warmup: float, window: float, counting: Any = None
+) -> Measure:
     count = 0
     stop = False
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -168,17 +230,26 @@ async def raw_rate(port: int, server_pid: int, concurrency: int, warmup: float, 
         tasks = [asyncio.ensure_future(one()) for _ in range(concurrency)]
         await asyncio.sleep(warmup)
         meter = Window(server_pid)
+        if counting is not None:
+            counting.begin()
         meter.begin(count)
         await asyncio.sleep(window)
         rate = meter.end(count)
+        if counting is not None:
+            counting.end()
         stop = True
         await asyncio.gather(*tasks, return_exceptions=True)
     return rate
 
 
+def ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.3f}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 64])
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--seconds", type=float, default=5.0, help="measurement window per figure")
     args = parser.parse_args()
     warmup = 1.5
@@ -186,20 +257,27 @@ def main() -> int:
     try:
         assert pingpong.stdout is not None
         port = int(pingpong.stdout.readline())
-        with tempfile.TemporaryDirectory() as data, local_arena(Path(data)) as (address, _metrics, server, admin):
+        with tempfile.TemporaryDirectory() as data, local_arena(Path(data)) as (address, metrics, server, admin):
             print(
-                f"{'concurrency':>11}  {'arena decisions/s':>17}  {'raw round trips/s':>17}  {'ratio':>5}  "
-                f"{'CPU us/unit: arena server':>25} {'client':>6}  {'raw server':>10} {'client':>6}"
+                f"{'players':>7} {'concurrency':>11}  {'arena decisions/s':>17}  {'raw round trips/s':>17}  "
+                f"{'ratio':>5}  {'CPU us/unit: arena server':>25} {'client':>6}  {'raw server':>10} {'client':>6}  "
+                f"{'referee overhead p50 ms':>23} {'p99 ms':>7}"
             )
-            for concurrency in args.concurrency:
-                arena = asyncio.run(arena_rate(address, admin, server.pid, concurrency, warmup, args.seconds))
-                raw = asyncio.run(raw_rate(port, pingpong.pid, concurrency, warmup, args.seconds))
-                print(
-                    f"{concurrency:>11}  {arena.rate:>17,.0f}  {raw.rate:>17,.0f}  {arena.rate / raw.rate:>5.2f}  "
-                    f"{arena.server_cpu_us:>25.0f} {arena.client_cpu_us:>6.0f}  "
-                    f"{raw.server_cpu_us:>10.0f} {raw.client_cpu_us:>6.0f}",
-                    flush=True,
-                )
+            for players in args.players:
+                for concurrency in args.concurrency:
+                    arena = asyncio.run(
+                        arena_rate(address, admin, server.pid, concurrency, warmup, args.seconds, players, metrics)
+                    )
+                    raw = asyncio.run(raw_rate(port, pingpong.pid, concurrency, warmup, args.seconds))
+                    ratio = arena.rate / raw.rate
+                    goal = f"  (goal >= {GOAL}: {'met' if ratio >= GOAL else 'NOT met'})" if concurrency == 64 else ""
+                    print(
+                        f"{players:>7} {concurrency:>11}  {arena.rate:>17,.0f}  {raw.rate:>17,.0f}  {ratio:>5.2f}  "
+                        f"{arena.server_cpu_us:>25.0f} {arena.client_cpu_us:>6.0f}  "
+                        f"{raw.server_cpu_us:>10.0f} {raw.client_cpu_us:>6.0f}  "
+                        f"{ms(arena.overhead[0]):>23} {ms(arena.overhead[1]):>7}{goal}",
+                        flush=True,
+                    )
     finally:
         pingpong.kill()
         pingpong.wait()

@@ -43,7 +43,7 @@ SERVICE_NAMES = (
 )
 
 
-def server_options(limits: Limits) -> list[tuple[str, int]]:
+def server_options(limits: Limits, reuse_port: bool = False) -> list[tuple[str, int]]:
     """gRPC core's channel args for the transport-level limits (per TCP connection, or in total).
 
     Over ``max_connections`` a new connection is accepted and closed at once; a connection that
@@ -51,6 +51,8 @@ def server_options(limits: Limits) -> list[tuple[str, int]]:
     server's keepalive pings close a connection whose peer stopped answering (no FIN needed).
     Any unanswered ping times out as fast as a keepalive one: otherwise a stuck BDP ping holds the
     one in-flight ping slot for a minute and the keepalive ping is never sent.
+    ``reuse_port`` lets sibling worker processes listen on the same port (SO_REUSEPORT: the kernel
+    spreads new connections over them); without it a taken port is an error.
     """
 
     def ms(seconds: float) -> int:
@@ -68,7 +70,7 @@ def server_options(limits: Limits) -> list[tuple[str, int]]:
         ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.ping_timeout_ms", ms(limits.keepalive_timeout_seconds)),
-        ("grpc.so_reuseport", 0),
+        ("grpc.so_reuseport", 1 if reuse_port else 0),
     ]
 
 
@@ -96,13 +98,16 @@ class GrpcServer:
         await self.server.stop(grace_seconds)
 
 
-async def start_server(node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFiles | None = None) -> GrpcServer:
-    """Build and start the server on ``address`` (port 0 picks a free port)."""
+async def start_server(
+    node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFiles | None = None, reuse_port: bool = False
+) -> GrpcServer:
+    """Build and start the server on ``address`` (port 0 picks a free port); ``reuse_port`` shares
+    the port with sibling workers."""
     interceptors: list[grpc.aio.ServerInterceptor] = [DecodeErrorInterceptor()]
     if node.metrics is not None:
         # Outermost, so it counts the INVALID_ARGUMENT of an undecodable request too.
         interceptors.insert(0, ErrorCountingInterceptor(node.metrics))
-    server = grpc.aio.server(interceptors=interceptors, options=server_options(node.limits))
+    server = grpc.aio.server(interceptors=interceptors, options=server_options(node.limits, reuse_port))
     bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(node), server)
     match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(node), server)
     registry_pb2_grpc.add_RegistryServiceServicer_to_server(RegistryServicer(node), server)

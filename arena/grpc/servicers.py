@@ -10,6 +10,7 @@ import functools
 import logging
 import math
 import secrets
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -22,6 +23,7 @@ from arena.grpc import convert
 from arena.grpc.decode import Undecodable
 from arena.grpc.errors import status_for
 from arena.node import ArenaNode
+from arena.referee.seat import DecisionRequest
 from arena.service.auth import AuthError, registered_games
 from arena.service.leagues import LeagueService, LeaguesUnavailableError, new_league_id
 from arena.service.limits import (
@@ -58,6 +60,10 @@ MAX_PAGE_SIZE = 500
 """The most summaries one ListMatches answer holds, whatever the page size asked."""
 MAX_SEAL_SIZE = 16
 """Matches one StartMatch seal may hold (the rotations of one duplicate deal)."""
+SWEEPS = 4
+"""Keep-alive checks per keep-alive interval."""
+RECHECK_BATCH = 256
+"""Tokens checked again at once."""
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -98,6 +104,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         limits = node.limits
         self._pending = PeerCounter(limits.max_pending_hellos, limits.max_pending_hellos_per_peer)
         self._lockout = Lockout(limits.hello_failures, limits.lockout_seconds)
+        self._live: dict[Connection, str] = {}
+        """Every live bot stream on this node, with the token it said Hello with."""
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def Connect(  # type: ignore[override]  # noqa: N802 - gRPC name; writes via context.write
         self,
@@ -143,9 +152,12 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         )
         pings = TokenBucket(self.node.limits.pings_per_second, self.node.limits.ping_burst)
         reader = asyncio.create_task(self._read(requests, connection, pings))
-        keep_alive = asyncio.create_task(connection.keep_alive(self.node.keep_alive_seconds))
-        recheck = asyncio.create_task(self._recheck(hello.token, connection))
+        self._live[connection] = hello.token
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.create_task(self._sweep())
         outbox, write, wall = connection.outbox, context.write, self.node.clock.wall
+        answered = self.node.hub.answered
+        overhead = self.node.metrics.referee_overhead if self.node.metrics is not None else None
         try:
             while (message := await outbox.get()) is not None:
                 if isinstance(message, KeepAlive):
@@ -156,9 +168,12 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     await write(convert.outgoing_to_proto(message))
                     if connection.unconfirmed:
                         connection.written(message)
+                    if overhead is not None and type(message) is DecisionRequest:
+                        arrived = answered.get(message.match_id)
+                        if arrived is not None:
+                            overhead.observe(time.perf_counter() - arrived)
         finally:
-            keep_alive.cancel()
-            recheck.cancel()
+            self._live.pop(connection, None)
             reader.cancel()
             self.node.hub.disconnect(connection)
             log.info("bot disconnected", extra={"bot": name, "reason": connection.close_reason})
@@ -171,17 +186,43 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         if connection.close_reason.startswith(UNDECODABLE_CLOSE):
             await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, connection.close_reason)
 
-    async def _recheck(self, token: str, connection: Connection) -> None:
-        """Close the connection once its token stops working: revoked or rotated on any node (the
+    async def _sweep(self) -> None:
+        """Keep-alives and token rechecks for every live bot stream of this node, in one task (two
+        tasks per stream cost an idle bot memory and the loop timers).
+
+        ``SWEEPS`` times per keep-alive interval, a KeepAlive goes to each stream that has been sent
+        nothing for three quarters of it (so none is silent longer than the interval); once per
+        interval every token is checked again (see ``_recheck``).
+        """
+        tick = 0
+        recheck: asyncio.Task[None] | None = None
+        try:
+            while self._live:
+                interval = self.node.keep_alive_seconds
+                await asyncio.sleep(interval / SWEEPS)
+                now = time.monotonic()
+                for connection in list(self._live):
+                    if now - connection.last_sent >= interval * 0.75:
+                        connection.send(KeepAlive())
+                tick += 1
+                if tick % SWEEPS == 0 and (recheck is None or recheck.done()):
+                    recheck = asyncio.create_task(self._recheck(list(self._live.items())))
+        finally:
+            if recheck is not None:
+                recheck.cancel()
+
+    async def _recheck(self, live: list[tuple[Connection, str]]) -> None:
+        """Close the connections whose token stopped working: revoked or rotated on any node (the
         node that does it closes its own connections at once; this catches the others')."""
-        while not connection.closed:
-            await asyncio.sleep(self.node.keep_alive_seconds)
-            try:
-                await self.node.registry.authenticate(token)
-            except AuthError:
-                connection.close(TOKEN_REVOKED)
-            except Exception as error:  # the store is down: keep the bot; the next check decides
-                log.warning("token recheck failed: %s", error)
+        for start in range(0, len(live), RECHECK_BATCH):
+            batch = live[start : start + RECHECK_BATCH]
+            checks = (self.node.registry.authenticate(token) for _, token in batch)
+            outcomes = await asyncio.gather(*checks, return_exceptions=True)
+            for (connection, _), outcome in zip(batch, outcomes, strict=True):
+                if isinstance(outcome, AuthError):
+                    connection.close(TOKEN_REVOKED)
+                elif isinstance(outcome, Exception):  # the store is down: keep the bot; the next check decides
+                    log.warning("token recheck failed: %s", outcome)
 
     async def _hello(
         self, request_iterator: AsyncIterator[bot_pb2.ConnectRequest], context: grpc.aio.ServicerContext[Any, Any]
@@ -330,6 +371,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             deck=list(request.deck) or None,
             seal=seal,
             seal_size=request.seal_size if seal else 0,
+            anywhere=True,
         )
         return match_pb2.StartMatchResponse(match_id=match_id)
 

@@ -107,13 +107,9 @@ class _Wait:
     future: asyncio.Future[str]
     started: float
     limit: float
-    timer: Cancellable
+    deadline: float
+    """``started + limit`` on the referee's clock: the match's timer cancels the wait then."""
     ended: float | None = None
-    clock_now: Callable[[], float] | None = None
-
-    def finished(self, _future: asyncio.Future[str]) -> None:
-        if self.ended is None and self.clock_now is not None:
-            self.ended = self.clock_now()
 
 
 class Match:
@@ -147,6 +143,11 @@ class Match:
         """One counter per seat: a seat's numbers tell it nothing but the order of its own requests."""
         self.step = 0
         self._rounds_seen = 0
+        self._waits: list[_Wait] = []
+        """The current step's outstanding requests."""
+        self._timer: Cancellable | None = None
+        self._timer_due = 0.0
+        """One timer per match, re-armed only when a deadline comes earlier than it (see ``_arm``)."""
 
     async def run(self) -> MatchRecord:
         setup = self.setup
@@ -180,6 +181,7 @@ class Match:
                 self.step += 1
                 self._emit("step", {d.seat: d.action for d in decisions})
         except asyncio.CancelledError:
+            self._stop_timer()
             self.record.outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
             self.record.ended_at = self.clock.wall()
             self._emit("ended", {})
@@ -195,6 +197,7 @@ class Match:
             game_outcome = self.game.outcome(self.state)
             assert game_outcome is not None, "to_move is empty only once the rules have an outcome"
             outcome = final_outcome(game_outcome, self.record.forfeits)
+        self._stop_timer()
         self.record.outcome = outcome
         self.record.ended_at = self.clock.wall()
         await self._tell_all(lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome)))
@@ -206,8 +209,9 @@ class Match:
     async def _step(self, seats: list[Seat]) -> list[DecisionRecord]:
         """Ask every seat to move at once; reveal nothing until all have answered or timed out.
 
-        Requests go out together; one timer per seat cancels a wait that outlives the seat's limit.
-        Futures and timers rather than a task and a timeout scope per seat: this is the hot path.
+        Requests go out together; the match's one timer cancels a wait that outlives the seat's
+        limit. One future for the step, counted down by the seats' answers, and a timer that is
+        re-armed only when a deadline comes earlier than it: this is the hot path.
         """
         records: dict[Seat, DecisionRecord] = {}
         waits: list[_Wait] = []
@@ -219,15 +223,67 @@ class Match:
                 else:
                     waits.append(prepared)
             if waits:
-                await asyncio.wait([w.future for w in waits])
+                self._waits = waits
+                await self._all_settled(waits)
         finally:
+            self._waits = []
             for w in waits:
-                w.timer.cancel()
                 if not w.future.done():
                     w.future.cancel()
         for w in waits:
             records[w.request.seat] = await self._judge(w)
         return [records[seat] for seat in seats]
+
+    def _all_settled(self, waits: list[_Wait]) -> asyncio.Future[None]:
+        """A future resolved once every wait's future is done (each one's end time noted)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        left = len(waits)
+        now = self.clock.now
+
+        def settled(wait: _Wait) -> Callable[[asyncio.Future[str]], None]:
+            def callback(_future: asyncio.Future[str]) -> None:
+                nonlocal left
+                if wait.ended is None:
+                    wait.ended = now()
+                left -= 1
+                if left == 0 and not done.done():
+                    done.set_result(None)
+
+            return callback
+
+        for w in waits:
+            w.future.add_done_callback(settled(w))
+        self._arm(min(w.deadline for w in waits))
+        return done
+
+    def _arm(self, due: float) -> None:
+        """Make sure the match's timer fires by ``due`` (the referee's clock)."""
+        if self._timer is not None:
+            if self._timer_due <= due:
+                return
+            self._timer.cancel()
+        self._timer_due = due
+        self._timer = self.clock.call_later(due - self.clock.now(), self._expire)
+
+    def _expire(self) -> None:
+        """The timer fired: cancel every wait past its limit, and re-arm for the next deadline."""
+        self._timer = None
+        now = self.clock.now() + 1e-9  # a timer may fire a clock tick early
+        upcoming: float | None = None
+        for w in self._waits:
+            if w.future.done():
+                continue
+            if w.deadline <= now:
+                w.future.cancel()
+            elif upcoming is None or w.deadline < upcoming:
+                upcoming = w.deadline
+        if upcoming is not None:
+            self._arm(upcoming)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _request(self, seat: Seat) -> _Wait | DecisionRecord:
         """Send one seat its request (or play the fallback for a forfeited seat)."""
@@ -254,9 +310,7 @@ class Match:
             future = asyncio.ensure_future(self.setup.seats[seat].decide(request))
         except Exception as error:  # a broken transport must not take the match down with it
             return self._forfeit(seat, fallback, 0.0, Termination.DISCONNECTED, error)
-        wait = _Wait(request, future, started, limit, self.clock.call_later(limit, future.cancel), None, self.clock.now)
-        future.add_done_callback(wait.finished)
-        return wait
+        return _Wait(request, future, started, limit, started + limit)
 
     async def _judge(self, wait: _Wait) -> DecisionRecord:
         """The record of one seat's answer: its own action if legal and in time, else a fallback."""

@@ -25,6 +25,17 @@ class DecisionRecord:
     sequence: int = 0
     """The request's sequence number (0 when no request was sent: a forfeited seat)."""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``dataclasses.asdict``'s, built directly: a record holds one per decision)."""
+        return {
+            "step": self.step,
+            "seat": self.seat,
+            "action": self.action,
+            "elapsed": self.elapsed,
+            "fallback": self.fallback,
+            "sequence": self.sequence,
+        }
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class RejectionRecord:
@@ -79,7 +90,7 @@ class MatchRecord:
             "options": self.options,
             "deck": list(self.deck) if self.deck is not None else None,
             "time_control": self.time_control.to_dict(),
-            "steps": [[dataclasses.asdict(d) for d in step] for step in self.steps],
+            "steps": [[d.to_dict() for d in step] for step in self.steps],
             "rejections": [dataclasses.asdict(r) for r in self.rejections],
             "strikes": list(self.strikes),
             "forfeits": {str(seat): why.value for seat, why in self.forfeits.items()},

@@ -29,6 +29,8 @@ from arena.store.slots import SlotBroker, Slots
 
 log = logging.getLogger(__name__)
 
+START_ELSEWHERE_SECONDS = 10.0
+"""How long a start passed on to the bots' node may take to be answered."""
 WATCH_QUEUE_LIMIT = 1024
 """Events buffered per spectator; a spectator this far behind is dropped."""
 
@@ -43,6 +45,14 @@ class BotAbsentError(BotUnavailableError):
     def __init__(self, bot: str) -> None:
         super().__init__(f"bot {bot[:80]!r} is not connected")
         self.bot = bot
+
+
+_REMOTE_ERRORS: dict[str, type[ArenaError]] = {
+    "BotUnavailableError": BotUnavailableError,
+    "BotAbsentError": BotUnavailableError,  # it names the bot in its text already
+    "GameSetupError": GameSetupError,
+}
+"""The errors another node may answer a passed-on start with, by class name."""
 
 
 class MatchNotFoundError(ArenaError, KeyError):
@@ -232,8 +242,13 @@ class MatchManager:
         deck: Sequence[str] | None = None,
         seal: str | None = None,
         seal_size: int = 0,
+        anywhere: bool = False,
     ) -> str:
         """Start a match between connected bots (seat order as given); returns its id.
+
+        With ``anywhere``, a match whose bots are all connected to one other node of the arena is
+        started there (as a worker of ``arena serve --workers`` does for bots that landed on a
+        sibling), so that no seat of it is relayed; its id is still returned here.
 
         A ``seal`` (a duplicate deal's rotations share one) withholds the match from spectators and
         its record from everyone until ``unseal(seal)``: the other rotations play the same cards.
@@ -260,6 +275,24 @@ class MatchManager:
                 raise BotUnavailableError(f"bot {name!r} does not play {game_name}")
             if session.free_slots < wanted:
                 raise BotUnavailableError(f"bot {name!r} has no free match slot ({session.capacity} at once)")
+        homes = set(elsewhere.values())
+        if (
+            anywhere
+            and seal is None
+            and self.relay is not None
+            and len(elsewhere) == len(set(bots))
+            and len(homes) == 1
+        ):
+            spec = {
+                "game": game_name,
+                "bots": list(bots),
+                "seed": seed,
+                "options": dict(options or {}),
+                "time_control": time_control.to_dict() if time_control is not None else None,
+                "match_id": match_id,
+                "deck": list(deck) if deck is not None else None,
+            }
+            return await self._start_at(homes.pop(), spec)
         match_id = match_id or uuid.uuid4().hex
         if match_id in self.running:
             raise GameSetupError(f"match {match_id} is already running")
@@ -287,6 +320,32 @@ class MatchManager:
         task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
         self.running[match_id] = RunningMatch(setup, task, seats, match, seal)
         return match_id
+
+    async def _start_at(self, node: str, spec: dict[str, Any]) -> str:
+        assert self.relay is not None
+        try:
+            answer = await self.relay.start_at(node, spec, START_ELSEWHERE_SECONDS)
+        except TimeoutError:
+            raise BotUnavailableError(
+                f"node {node[:80]!r}, where the bots are, did not start the match within {START_ELSEWHERE_SECONDS:g} s"
+            ) from None
+        if "match" in answer:
+            return answer["match"]
+        error = _REMOTE_ERRORS.get(answer.get("error", ""), BotUnavailableError)
+        raise error(answer.get("text", "the bots' node did not start the match"))
+
+    async def adopt(self, spec: dict[str, Any]) -> str:
+        """Start a match that another node passed on (``start(..., anywhere=True)`` there)."""
+        tc = spec.get("time_control")
+        return await self.start(
+            spec["game"],
+            list(spec["bots"]),
+            seed=spec.get("seed"),
+            options=spec.get("options") or {},
+            time_control=TimeControl.from_dict(tc) if tc else None,
+            match_id=spec.get("match_id"),
+            deck=spec.get("deck"),
+        )
 
     async def _run(self, match: Match, seal: str | None) -> MatchRecord:
         setup = match.setup

@@ -16,12 +16,14 @@ import base64
 import json
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from arena.errors import ArenaError
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
@@ -101,6 +103,13 @@ class Relay:
         self.pending_sends: set[asyncio.Task[None]] = set()
         self.outboxes: dict[str, asyncio.Queue[dict[str, str]]] = {}
         self.senders: dict[str, asyncio.Task[None]] = {}
+        self.adopt: Callable[[dict[str, Any]], Awaitable[str]] | None = None
+        """Starts a match that another node asks this one to referee (its bots are connected here)."""
+        self.replies: dict[str, asyncio.Future[dict[str, str]]] = {}
+        """Requests to start a match elsewhere, awaiting the other node's answer."""
+        self.following: set[RelaySeat] = set()
+        """Seats with a request pending, which the follower checks on (one task for them all)."""
+        self.follower: asyncio.Task[None] | None = None
 
     # -- sending ------------------------------------------------------------------------------
 
@@ -151,6 +160,46 @@ class Relay:
     def payload(self, message: Outgoing) -> str:
         """A message for a bot, encoded for the wire and for a stream field."""
         return base64.b64encode(self.encode(message)).decode()
+
+    async def start_at(self, node: str, spec: dict[str, Any], seconds: float) -> dict[str, str]:
+        """Ask ``node`` to start a match (``spec`` as ``MatchManager.adopt`` reads it); its answer
+        has the match id (``match``) or the error (``error``: class name, ``text``)."""
+        request = uuid.uuid4().hex
+        future: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+        self.replies[request] = future
+        self.send(node, {"t": "adopt", "origin": self.node_id, "req": request, "spec": json.dumps(spec)})
+        try:
+            return await asyncio.wait_for(future, seconds)
+        finally:
+            self.replies.pop(request, None)
+
+    async def _adopt(self, message: dict[str, str]) -> None:
+        reply = {"t": "adopted", "req": message.get("req", "")}
+        try:
+            if self.adopt is None:
+                raise ArenaError(f"node {self.node_id} does not start matches for other nodes")
+            reply["match"] = await self.adopt(json.loads(message["spec"]))
+        except ArenaError as error:
+            reply |= {"error": type(error).__name__, "text": str(error)}
+        self.send(message["origin"], reply)
+
+    def follow(self, seat: RelaySeat) -> None:
+        """Check on ``seat``'s bot while its request is pending (see ``RelaySeat.check``)."""
+        self.following.add(seat)
+        if self.follower is None or self.follower.done():
+            self.follower = asyncio.ensure_future(self._follow_all())
+
+    async def _follow_all(self) -> None:
+        """Every ``FOLLOW_SECONDS``, check on the seats whose request has been pending that long.
+
+        One task for every relayed seat of this node: a task per request would cost each relayed
+        decision a task, a timer and a cancellation, though almost every answer comes well before.
+        """
+        while self.following:
+            await asyncio.sleep(FOLLOW_SECONDS)
+            now = self.clock.now()
+            due = [seat for seat in self.following if now - seat.asked_at >= FOLLOW_SECONDS]
+            await asyncio.gather(*(seat.check() for seat in due))
 
     # -- receiving ----------------------------------------------------------------------------
 
@@ -205,6 +254,14 @@ class Relay:
         """One message from another node."""
         kind, match_id, bot = message.get("t", ""), message.get("match", ""), message.get("bot", "")
         index = int(message.get("seat", "0"))
+        if kind == "adopt":
+            self.send_soon(self._adopt(message))
+            return
+        if kind == "adopted":
+            waiting = self.replies.get(message.get("req", ""))
+            if waiting is not None and not waiting.done():
+                waiting.set_result(message)
+            return
         if kind in ("answer", "presence", "gone"):
             seat = self.origin_seats.get((match_id, bot, index))
             if seat is not None:
@@ -239,9 +296,11 @@ class RelaySeat:
         self.connected = True
         self.gone = False
         self.pending: tuple[int, asyncio.Future[str]] | None = None
+        self.request: DecisionRequest | None = None
+        self.asked_at = 0.0
+        self.away_since: float | None = None
         self.grace = 10.0
         self.start: MatchStart | None = None
-        self.follower: asyncio.Task[None] | None = None
         relay.origin_seats[(match_id, bot, seat)] = self
 
     @property
@@ -272,36 +331,45 @@ class RelaySeat:
             future.set_exception(SeatGoneError(f"bot {self.bot} left match {self.match_id}"))
             return future
         self.pending = (request.sequence, future)
+        self.request, self.asked_at, self.away_since = request, self.relay.clock.now(), None
         self._post("request", request, seq=str(request.sequence))
-        self.follower = asyncio.ensure_future(self._follow(request, future))
-        future.add_done_callback(lambda _: self.follower.cancel() if self.follower else None)
+        self.relay.follow(self)
+        future.add_done_callback(self._settled)
         return future
 
-    async def _follow(self, request: DecisionRequest, future: asyncio.Future[str]) -> None:
-        """While the request is pending, follow the bot: if it reconnects to another node, seat it
-        there and ask again; if it is on no live node past the grace period, it is gone."""
-        away_since: float | None = None
-        while not future.done():
-            await asyncio.sleep(FOLLOW_SECONDS)
-            try:
-                home = await self.relay.locate(self.bot)
-            except (RedisError, OSError):
-                continue
-            now = self.relay.clock.now()
-            if home is None:
-                self.connected = False
-                away_since = now if away_since is None else away_since
-                if now - away_since >= self.grace and not future.done():
-                    self.gone = True
-                    future.set_exception(SeatGoneError(f"bot {self.bot} is on no node of the arena"))
-                continue
-            self.connected, away_since = True, None
-            if home != self.home:
-                log.info("bot %s of match %s moved from %s to %s", self.bot, self.match_id, self.home, home)
-                self.home = home
-                if self.start is not None:
-                    self._post("start", self.start, grace=str(self.grace))
-                self._post("request", request, seq=str(request.sequence))
+    def _settled(self, future: asyncio.Future[str]) -> None:
+        if self.pending is None or self.pending[1] is future:
+            self.relay.following.discard(self)
+
+    async def check(self) -> None:
+        """The request has been pending a while: follow the bot. If it reconnected to another
+        node, seat it there and ask again; if it is on no live node past the grace period, it is gone."""
+        pending, request = self.pending, self.request
+        if pending is None or pending[1].done() or request is None:
+            self.relay.following.discard(self)
+            return
+        future = pending[1]
+        try:
+            home = await self.relay.locate(self.bot)
+        except (RedisError, OSError):
+            return
+        if future.done():
+            return
+        now = self.relay.clock.now()
+        if home is None:
+            self.connected = False
+            self.away_since = now if self.away_since is None else self.away_since
+            if now - self.away_since >= self.grace:
+                self.gone = True
+                future.set_exception(SeatGoneError(f"bot {self.bot} is on no node of the arena"))
+            return
+        self.connected, self.away_since = True, None
+        if home != self.home:
+            log.info("bot %s of match %s moved from %s to %s", self.bot, self.match_id, self.home, home)
+            self.home = home
+            if self.start is not None:
+                self._post("start", self.start, grace=str(self.grace))
+            self._post("request", request, seq=str(request.sequence))
 
     async def rejected(self, rejection: Rejection) -> None:
         """Pass a rejection on."""
@@ -315,6 +383,7 @@ class RelaySeat:
     def release(self) -> None:
         """The match is over here."""
         self.relay.origin_seats.pop((self.match_id, self.bot, self.seat), None)
+        self.relay.following.discard(self)
 
     def on_home_message(self, kind: str, message: dict[str, str]) -> None:
         """An answer, a presence change or the bot's departure, from its home node."""

@@ -94,15 +94,6 @@ class Connection:
                 del self.unconfirmed[index]
                 return
 
-    async def keep_alive(self, interval: float) -> None:
-        """Send a KeepAlive whenever nothing else was sent for ``interval`` seconds (run as a task)."""
-        while not self.closed:
-            idle = time.monotonic() - self.last_sent
-            if idle >= interval:
-                self.send(KeepAlive())
-                idle = 0.0
-            await asyncio.sleep(interval - idle)
-
     def close(self, reason: str) -> None:
         """End the stream after what is queued."""
         if not self.closed:
@@ -215,8 +206,10 @@ class RemoteSeat:
 class BotSession:
     """A bot's presence on this node, across its connections."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, answered: dict[str, float] | None = None) -> None:
         self.name = name
+        self.answered: dict[str, float] = {} if answered is None else answered
+        """When (``time.perf_counter``) the last usable answer of each match arrived (the hub's, shared)."""
         self.connection: Connection | None = None
         self.games: frozenset[str] = frozenset()
         self.capacity = 1
@@ -255,6 +248,7 @@ class BotSession:
             del held[seat.seat]
             if not held:
                 del self.seats[seat.match_id]
+                self.answered.pop(seat.match_id, None)
 
     def all_seats(self) -> list[RemoteSeat]:
         """Every seat the bot holds, in every match."""
@@ -287,6 +281,7 @@ class BotSession:
             error = f"this bot holds no seat {seat} in match {echo(match_id)} (it holds {sorted(held)})"
         final = target.answer(sequence, action) if target is not None else error
         if final is None:
+            self.answered[match_id] = time.perf_counter()
             connection.errors_in_a_row = 0
             return
         self._error(connection, ProtocolError(match_id[:ECHO_LIMIT], sequence, final))
@@ -309,6 +304,9 @@ class SessionHub:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self.sessions: dict[str, BotSession] = {}
+        self.answered: dict[str, float] = {}
+        """When (``time.perf_counter``) the last usable answer of each running match arrived: the start
+        of the referee's own overhead, which the transport ends when it writes the next request."""
         self.on_connect: Callable[[str], object] | None = None
         self.on_disconnect: Callable[[str], object] | None = None
         """Told (by name) when a bot connects or its live connection ends (e.g. to keep a directory)."""
@@ -317,7 +315,7 @@ class SessionHub:
         """A bot said hello: attach a new connection, replacing any older one, and resync its matches."""
         session = self.sessions.get(name)
         if session is None:
-            session = self.sessions[name] = BotSession(name)
+            session = self.sessions[name] = BotSession(name, self.answered)
         if session.connection is not None:
             session.connection.close("replaced by a newer connection of the same bot")
         connection = Connection(session)

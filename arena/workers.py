@@ -1,0 +1,215 @@
+"""``arena serve --workers N``: one node process per core, sharing one port and one Redis.
+
+asyncio and gRPC run a node on one core. With N workers, a supervisor process starts the store
+(the embedded Redis, unless ``--redis`` names one) and N worker processes, each a full node of the
+arena (its own node id, ``NODE-ID.0`` … ``NODE-ID.N-1``) listening on the same port with
+SO_REUSEPORT, so the kernel spreads bot connections over them. A match between bots whose
+connections landed on different workers is played through the nodes' relay, as between any
+two nodes of one arena; ``StartMatch`` starts a match on the worker its bots are connected to.
+Worker ``i`` serves ``/metrics`` on the metrics port plus ``i``; the first worker serves the web site.
+
+The supervisor prints the ready line once every worker serves, forwards SIGTERM/SIGINT to them
+(each shuts down gracefully), and stops them all if one of them dies (a non-zero exit, for the
+service manager to restart the whole). A worker whose supervisor dies stops itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.process import BaseProcess
+
+from arena import logs, startup
+from arena.errors import StartupError
+from arena.server import ServeConfig, admin_token_for, make_private_dir
+from arena.store.embedded import EmbeddedRedis, free_port
+
+log = logging.getLogger(__name__)
+
+READY_SECONDS = 120.0
+"""How long a worker may take to start serving."""
+
+
+def default_workers() -> int:
+    """One worker per core this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerSpec:
+    """What one worker process runs."""
+
+    config: ServeConfig
+    log_level: str
+    json_logs: bool
+
+
+def worker_configs(config: ServeConfig, count: int, redis_url: str, admin: str | None) -> list[ServeConfig]:
+    """The configuration of each of ``count`` workers of ``config`` (its port already chosen)."""
+    base = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
+    metrics: list[str | None] = [None] * count
+    if config.metrics_address:
+        host, _, port = config.metrics_address.rpartition(":")
+        metrics = [f"{host}:{int(port) + i}" if int(port) else f"{host}:0" for i in range(count)]
+    return [
+        dataclasses.replace(
+            config,
+            redis_url=redis_url,
+            admin_token=admin,
+            node_id=f"{base}.{i}",
+            metrics_address=metrics[i],
+            web_address=config.web_address if i == 0 else None,
+            shared_port=True,
+        )
+        for i in range(count)
+    ]
+
+
+def _worker_main(
+    spec: WorkerSpec,
+    ready: multiprocessing.connection.Connection,
+    life: multiprocessing.connection.Connection,
+) -> None:
+    """A worker process: one node; it stops when told (SIGTERM) or when its supervisor is gone."""
+    import asyncio
+
+    from arena.server import serve
+
+    logs.configure(spec.log_level, json_format=spec.json_logs)
+
+    def watch_supervisor() -> None:
+        with contextlib.suppress(EOFError, OSError):
+            life.recv()  # nothing is ever sent: this returns when the supervisor's end closes
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch_supervisor, name="supervisor-watch", daemon=True).start()
+    try:
+        asyncio.run(
+            serve(
+                spec.config,
+                lambda running: ready.send(("ready", (running.port, running.web.url if running.web else ""))),
+            )
+        )
+    except StartupError as error:
+        ready.send(("failed", str(error)))
+        raise SystemExit(2) from None
+
+
+def run_workers(
+    config: ServeConfig,
+    count: int,
+    on_ready: Callable[[int, str], None],
+    log_level: str = "info",
+    json_logs: bool = True,
+) -> int:
+    """Run ``count`` workers of ``config`` until SIGTERM or SIGINT; returns the exit status.
+    ``on_ready(port, web site URL or "")`` is called once every worker serves.
+
+    Operator mistakes (a taken port, an unusable data folder or Redis) raise ``StartupError``
+    before any worker takes work.
+    """
+    startup.check_port_free(config.address, "--address")
+    if config.metrics_address:
+        metrics_host, _, metrics_port = config.metrics_address.rpartition(":")
+        for i in range(count):
+            if int(metrics_port):
+                where = f"{metrics_host}:{int(metrics_port) + i}"
+                startup.check_port_free(where, "--metrics-address", "serve metrics on")
+    host, _, port_text = config.address.rpartition(":")
+    port = int(port_text) or free_port()
+    config = dataclasses.replace(config, address=f"{host}:{port}")
+    embedded = None
+    url = config.redis_url
+    makes_token = not (config.open_registration or config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"))
+    if url is None or (makes_token and not (config.data_dir / "admin-token").exists()):
+        startup.check_data_folder(config.data_dir)
+    if url is None:
+        make_private_dir(config.data_dir)
+        try:
+            embedded = EmbeddedRedis(config.data_dir / "redis").start()
+        except (RuntimeError, OSError) as error:
+            raise StartupError(f"the embedded Redis did not start ({error}): check --data-dir") from error
+        url = embedded.url
+    try:
+        try:
+            admin = admin_token_for(config)
+        except OSError as error:
+            raise StartupError(f"cannot keep the admin token in the data folder {config.data_dir}: {error}") from error
+        return _supervise(worker_configs(config, count, url, admin), port, on_ready, log_level, json_logs)
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+def _supervise(
+    configs: list[ServeConfig], port: int, on_ready: Callable[[int, str], None], log_level: str, json_logs: bool
+) -> int:
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    context = multiprocessing.get_context("spawn")  # gRPC's threads do not survive a fork
+    workers: list[BaseProcess] = []
+    readies: list[multiprocessing.connection.Connection] = []
+    lives: list[multiprocessing.connection.Connection] = []
+    try:
+        for config in configs:
+            ready_out, ready_in = context.Pipe(duplex=False)
+            life_out, life_in = context.Pipe(duplex=False)
+            worker: BaseProcess = context.Process(
+                target=_worker_main,
+                args=(WorkerSpec(config, log_level, json_logs), ready_in, life_out),
+                name=f"arena-worker-{config.node_id}",
+            )
+            worker.start()
+            ready_in.close()
+            life_out.close()
+            workers.append(worker)
+            readies.append(ready_out)
+            lives.append(life_in)
+        deadline = time.monotonic() + READY_SECONDS
+        web = ""
+        for started, ready in zip(workers, readies, strict=True):
+            if not ready.poll(max(0.0, deadline - time.monotonic())):
+                raise StartupError(f"worker {started.name} did not start serving in {READY_SECONDS:g} s")
+            try:
+                kind, detail = ready.recv()
+            except EOFError:
+                raise StartupError(
+                    f"worker {worker.name} exited while starting (exit code {worker.exitcode})"
+                ) from None
+            if kind != "ready":
+                raise StartupError(str(detail))
+            web = web or detail[1]
+        log.info("arena workers serving", extra={"workers": len(workers), "port": port})
+        on_ready(port, web)
+        while not stop.wait(0.2):
+            dead = [w for w in workers if not w.is_alive()]
+            if dead:
+                log.error(
+                    "a worker died: stopping the others", extra={"worker": dead[0].name, "code": dead[0].exitcode}
+                )
+                return 1
+        return 0
+    finally:
+        for running in workers:
+            if running.is_alive() and running.pid is not None:
+                os.kill(running.pid, signal.SIGTERM)
+        grace = max(c.shutdown_grace_seconds for c in configs) + 15.0
+        until = time.monotonic() + grace
+        for running in workers:
+            running.join(max(0.1, until - time.monotonic()))
+            if running.is_alive():
+                running.kill()
+                running.join()
+        for end in (*readies, *lives):
+            end.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,269 @@
+"""Every core, and across nodes: decisions/s of ``arena serve --workers 2`` against ``--workers 1``,
+and of matches whose bots are on two nodes against matches on one node, all in one run.
+
+Everything runs in its own process: a Redis 7 (Debian's), the arena's node or worker processes, and
+two bot processes (``arena.loadtest_bots``: lightweight simulated bots answering a random legal
+action, each bot on its own connection, as real bots are). This process only starts the matches:
+C 2-player pairs, each always playing one match (a new one as soon as one ends), counted over the
+same window. Where each bot landed is read from the arena's bot directory in Redis, so the 2-worker
+figure is split into matches whose two bots are on the same worker and matches across workers.
+
+Figures (goals of issue 17): (2) 2 workers / 1 worker >= 1.6; (3) bots on two nodes / one node >= 0.5.
+Run: ``python benchmarks/bench_workers.py [--concurrency 64] [--seconds 8]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+
+from arena.launch import start_serve, stop
+from arena.store.embedded import EmbeddedRedis, free_port
+from arena.store.redis_stores import connect
+from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.wire.common import duration_to_proto
+
+ADMIN = "bench-workers-admin"
+METADATA = (("authorization", f"Bearer {ADMIN}"),)
+WORKERS_GOAL = 1.6
+CROSS_NODE_GOAL = 0.5
+
+
+@dataclasses.dataclass
+class Figure:
+    """Decisions/s over the window, and the same split by a label of each pair."""
+
+    rate: float
+    by_kind: dict[str, float]
+    pairs_by_kind: Counter[str]
+    cpu_us: float
+    """CPU of the arena's processes (nodes, workers, their supervisor, Redis) per decision."""
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these processes and all their descendants, from /proc."""
+    total = 0.0
+    for pid in descendants(pids):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def descendants(pids: list[int]) -> list[int]:
+    """The processes and their descendants (read from /proc/PID/task/*/children)."""
+    found, todo = [], list(pids)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        for task in Path(f"/proc/{pid}/task").glob("*/children") if Path(f"/proc/{pid}").exists() else ():
+            with contextlib.suppress(OSError):
+                todo.extend(int(child) for child in task.read_text().split())
+    return found
+
+
+async def register(address: str, prefix: str, count: int) -> list[tuple[str, str]]:
+    """``count`` new bots named ``prefix-i``, with their tokens."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = registry_pb2_grpc.RegistryServiceStub(channel)
+        names = [f"{prefix}-{i:04d}" for i in range(count)]
+        answers = await asyncio.gather(
+            *(stub.RegisterBot(registry_pb2.RegisterBotRequest(name=n), metadata=METADATA) for n in names)
+        )
+        return [(name, answer.token) for name, answer in zip(names, answers, strict=True)]
+
+
+@contextlib.contextmanager
+def serving(redis_url: str, port: int, node_id: str, data: Path, workers: int) -> Iterator[subprocess.Popen[str]]:
+    args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id, "--workers", str(workers)]
+    args += ["--admin-token", ADMIN, "--data-dir", str(data), "--metrics-address", "", "--log-level", "warning"]
+    args += ["--max-pending-hellos-per-peer", "1024", "--shutdown-grace", "2", "--web-port", "0"]
+    process = start_serve(args, log=data.with_suffix(".log"))[0]
+    try:
+        yield process
+    finally:
+        stop(process, 30)
+
+
+async def measure(
+    redis_url: str,
+    bot_servers: tuple[str, str],
+    arena_pids: list[int],
+    concurrency: int,
+    warmup: float,
+    window: float,
+    folder: Path,
+    redis_pid: int,
+) -> Figure:
+    """Play C pairs (first bot of each pair in bot process 0 on ``bot_servers[0]``, second in bot
+    process 1 on ``bot_servers[1]``), each match started through the first bot's server. Returns
+    decisions/s, split by where the pair's bots are, and the CPU of ``arena_pids`` (and Redis) per decision."""
+    stamp = time.time_ns()
+    first = await register(bot_servers[0], f"p{stamp}", concurrency)
+    second = await register(bot_servers[1], f"q{stamp}", concurrency)
+    bots = []
+    for index, (tokens, server) in enumerate(((first, bot_servers[0]), (second, bot_servers[1]))):
+        path = folder / f"tokens-{index}-{time.time_ns()}.txt"
+        path.write_text("".join(f"{n} {t}\n" for n, t in tokens))
+        bots.append(
+            await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "arena.loadtest_bots", str(path), "--server", server,
+                "--capacity", "2", "--per-channel", "1",
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 20,
+            )
+        )  # fmt: skip
+    for process in bots:
+        assert process.stdout is not None
+        if (await asyncio.wait_for(process.stdout.readline(), 120)).decode().strip() != "ready":
+            raise RuntimeError("a bot process did not get ready")
+    pairs = [[first[i][0], second[i][0]] for i in range(concurrency)]
+    client = connect(redis_url)
+    homes: dict[str, str] = {}
+    for _ in range(600):
+        found = await client.mget([f"arena:botat:{name}" for pair in pairs for name in pair])
+        if all(found):
+            names = [name for pair in pairs for name in pair]
+            homes = {name: node.decode() for name, node in zip(names, found, strict=True)}
+            break
+        await asyncio.sleep(0.05)
+    await client.aclose()
+    if not homes:
+        raise RuntimeError("the bots never showed up in the directory")
+    kinds = ["same node" if homes[a] == homes[b] else "two nodes" for a, b in pairs]
+    ended_by_kind: Counter[str] = Counter()
+    pair_of: dict[str, int] = {}
+    restart: asyncio.Queue[int] = asyncio.Queue()
+    counting = False
+
+    async def read(process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None
+        while line := await process.stdout.readline():
+            text = line.decode().split()
+            if text and text[0] == "ended" and (pair := pair_of.pop(text[1], None)) is not None:
+                if counting:
+                    ended_by_kind[kinds[pair]] += 1
+                restart.put_nowait(pair)
+            elif text and text[0] == "stats":
+                stats.append(text[1])
+
+    stats: list[str] = []
+    readers = [asyncio.ensure_future(read(p)) for p in bots]
+    tc = common_pb2.TimeControl(decision_allowance=duration_to_proto(30.0), time_bank=duration_to_proto(30.0))
+    channels = {address: grpc.aio.insecure_channel(address) for address in bot_servers}
+    seeds = iter(range(1, 1 << 30))
+
+    async def start(pair: int) -> None:
+        stub = match_pb2_grpc.MatchServiceStub(channels[bot_servers[0]])
+        request = match_pb2.StartMatchRequest(game="5211", bot_names=pairs[pair], seed=next(seeds), time_control=tc)
+        for _ in range(200):
+            try:
+                pair_of[(await stub.StartMatch(request, metadata=METADATA, timeout=30)).match_id] = pair
+                return
+            except grpc.aio.AioRpcError:
+                await asyncio.sleep(0.05)
+        raise RuntimeError("a pair never became available")
+
+    async def keep_going() -> None:
+        await asyncio.gather(*(start(pair) for pair in range(concurrency)))
+        while True:
+            await start(await restart.get())
+
+    driver = asyncio.ensure_future(keep_going())
+    await asyncio.sleep(warmup)
+    watched = [*arena_pids, redis_pid]
+    counting, began, cpu = True, time.perf_counter(), cpu_seconds(watched)
+    await asyncio.sleep(window)
+    counting, elapsed, cpu = False, time.perf_counter() - began, cpu_seconds(watched) - cpu
+    driver.cancel()
+    await asyncio.gather(driver, return_exceptions=True)
+    for process in bots:
+        assert process.stdin is not None
+        process.stdin.close()
+    await asyncio.wait_for(asyncio.gather(*readers), 60)
+    for process in bots:
+        await process.wait()
+    for channel in channels.values():
+        await channel.close()
+    per_match = 66  # a 2-player 5211 match: 33 turns of 2 decisions
+    by_kind = {kind: count * per_match / elapsed for kind, count in ended_by_kind.items()}
+    decisions = max(1, sum(ended_by_kind.values()) * per_match)
+    return Figure(sum(by_kind.values()), by_kind, Counter(kinds), cpu / decisions * 1e6)
+
+
+def describe(figure: Figure, unit: str = "node") -> str:
+    split = ", ".join(
+        f"{kind.replace('node', unit)}: {figure.by_kind.get(kind, 0.0):,.0f}/s over {figure.pairs_by_kind[kind]} pairs"
+        for kind in sorted(figure.pairs_by_kind)
+    )
+    return f"{figure.rate:>7,.0f} decisions/s, arena CPU {figure.cpu_us:>4.0f} us/decision  ({split})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, default=64, help="matches in flight")
+    parser.add_argument("--seconds", type=float, default=8.0, help="measurement window per figure")
+    args = parser.parse_args()
+    warmup = 2.0
+    binary = shutil.which("redis-server") or "redis-server"
+    print(f"cores available: {len(os.sched_getaffinity(0))}; {args.concurrency} 2-player matches in flight")
+    with tempfile.TemporaryDirectory() as temp, EmbeddedRedis(Path(temp) / "redis", binary=binary) as redis:
+        folder = Path(temp)
+        assert redis.process is not None
+        redis_pid = redis.process.pid
+        rates: dict[int, Figure] = {}
+        for workers in (1, 2):
+            port = free_port()
+            address = f"127.0.0.1:{port}"
+            with serving(redis.url, port, f"w{workers}", folder / f"w{workers}", workers) as server:
+                rates[workers] = asyncio.run(
+                    measure(
+                        redis.url,
+                        (address, address),
+                        [server.pid],
+                        args.concurrency,
+                        warmup,
+                        args.seconds,
+                        folder,
+                        redis_pid,
+                    )
+                )
+            print(f"--workers {workers}: {describe(rates[workers], 'worker')}", flush=True)
+        ratio = rates[2].rate / rates[1].rate
+        verdict = "met" if ratio >= WORKERS_GOAL else "NOT met"
+        print(f"(2) 2 workers / 1 worker: {ratio:.2f}  (goal >= {WORKERS_GOAL}: {verdict})", flush=True)
+        ports = [free_port(), free_port()]
+        a, b = (f"127.0.0.1:{p}" for p in ports)
+        with (
+            serving(redis.url, ports[0], "na", folder / "na", 1) as first,
+            serving(redis.url, ports[1], "nb", folder / "nb", 1) as second,
+        ):
+            pids = [first.pid, second.pid]
+            one = asyncio.run(
+                measure(redis.url, (a, a), pids, args.concurrency, warmup, args.seconds, folder, redis_pid)
+            )
+            two = asyncio.run(
+                measure(redis.url, (a, b), pids, args.concurrency, warmup, args.seconds, folder, redis_pid)
+            )
+        print(f"bots on one node : {describe(one)}")
+        print(f"bots on two nodes: {describe(two)}  (refereed where the first bot is, the other seat relayed)")
+        ratio = two.rate / one.rate
+        verdict = "met" if ratio >= CROSS_NODE_GOAL else "NOT met"
+        print(f"(3) two nodes / one node: {ratio:.2f}  (goal >= {CROSS_NODE_GOAL}: {verdict})", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""``arena serve --workers N``: worker processes on one port, matches across them; and a match started
+on one node for bots connected to another is refereed where the bots are."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.admin import register_bot
+from arena.launch import start_serve, stop
+from arena.store.embedded import EmbeddedRedis, free_port
+from arena.store.redis_stores import connect
+from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
+from tests.grpc.rawbot import RawBot
+
+
+async def _record(stub: match_pb2_grpc.MatchServiceStub, match_id: str) -> match_pb2.GetMatchRecordResponse:
+    for _ in range(300):
+        try:
+            return await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=match_id))
+        except grpc.aio.AioRpcError:
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"match {match_id} did not end")
+
+
+@pytest.mark.slow
+async def test_two_workers_share_a_port_and_play_matches_within_and_across_workers(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    args = ["--address", address, "--redis", redis7.url, "--node-id", "w", "--workers", "2", "--open-registration"]
+    args += ["--admin-token", ADMIN, "--data-dir", str(tmp_path / "data"), "--metrics-address", ""]
+    args += ["--log-format", "text", "--log-level", "warning", "--shutdown-grace", "2", "--web-port", "0"]
+    server, said = start_serve(args, log=tmp_path / "serve.log")
+    bots: list[subprocess.Popen[bytes]] = []
+    client = connect(redis7.url)
+    try:
+        assert said == address
+        # Each bot in its own process (its own connection): the kernel spreads them over the workers.
+        where: dict[str, str] = {}
+        for index in range(12):
+            name = f"b{index}"
+            token = await asyncio.to_thread(register_bot, address, name, None)
+            command = [sys.executable, "-m", "arena_bot", "random", "--token", token, "--server", address]
+            with (tmp_path / f"{name}.log").open("wb") as log:
+                bots.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log))  # noqa: ASYNC220
+            for _ in range(300):
+                if (node := await client.get(f"arena:botat:{name}")) is not None:
+                    where[name] = node.decode()
+                    break
+                await asyncio.sleep(0.05)
+            by_worker: dict[str, list[str]] = defaultdict(list)
+            for bot, node_id in where.items():
+                by_worker[node_id].append(bot)
+            if len(by_worker) == 2 and max(map(len, by_worker.values())) >= 2:
+                break
+        assert set(by_worker) == {"w.0", "w.1"}, where
+        crowded = max(by_worker.values(), key=len)
+        other = next(bots_there for bots_there in by_worker.values() if bots_there is not crowded)
+        pairs = {"same worker": crowded[:2], "across workers": [crowded[0], other[0]]}
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            for what, pair in pairs.items():
+                started = await stub.StartMatch(
+                    match_pb2.StartMatchRequest(game="5211", bot_names=pair, seed=5), metadata=ADMIN_METADATA
+                )
+                record = (await _record(stub, started.match_id)).record
+                assert record.outcome.termination == common_pb2.TERMINATION_NORMAL, what
+                assert not record.rejections, what
+    finally:
+        await client.aclose()
+        for bot in bots:
+            bot.terminate()
+        for bot in bots:
+            bot.wait(15)
+        stop(server, 30)
+    assert server.returncode == 0
+    assert "Traceback" not in (tmp_path / "serve.log").read_text()
+
+
+async def test_a_match_started_on_one_node_is_refereed_on_the_node_of_its_bots(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    ports = [free_port(), free_port()]
+    addresses = [f"127.0.0.1:{port}" for port in ports]
+    nodes = [start_node(redis7.url, f"node-{i}", port, tmp_path / f"n{i}") for i, port in enumerate(ports)]
+    client = connect(redis7.url)
+    silent: list[RawBot] = []
+    try:
+        for name in ("x", "y"):
+            token = await asyncio.to_thread(register_bot, addresses[1], name, None)
+            silent.append(RawBot(addresses[1], token, chooser=lambda _request: None).start())
+        await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in silent)), 30)
+        for _ in range(300):
+            if await client.exists("arena:botat:x", "arena:botat:y") == 2:
+                break
+            await asyncio.sleep(0.05)
+        tc = common_pb2.TimeControl()
+        tc.decision_allowance.seconds = 60
+        async with grpc.aio.insecure_channel(addresses[0]) as first, grpc.aio.insecure_channel(addresses[1]) as home:
+            started = await match_pb2_grpc.MatchServiceStub(first).StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=3, time_control=tc),
+                metadata=ADMIN_METADATA,
+            )
+            running = match_pb2.ListMatchesRequest(state=match_pb2.MATCH_STATE_RUNNING)
+            on_home = await match_pb2_grpc.MatchServiceStub(home).ListMatches(running)
+            on_first = await match_pb2_grpc.MatchServiceStub(first).ListMatches(running)
+        assert [m.match_id for m in on_home.matches] == [started.match_id]
+        assert not on_first.matches
+    finally:
+        for bot in silent:
+            await bot.stop()
+        await client.aclose()
+        for process in nodes:
+            stop(process, 3)  # the silent bots hold a match open: no need to wait out its grace
