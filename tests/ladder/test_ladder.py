@@ -261,24 +261,26 @@ async def test_a_bot_whose_referee_node_died_plays_again_soon(nodes: Nodes, redi
     other node for two minutes, so those bots could play nothing there meanwhile."""
     first, second = nodes.start("d1"), nodes.start("d2")
     silent = RawBot(second, await asyncio.to_thread(register_bot, second, "p", ADMIN), lambda _: None, capacity=1)
-    other = RawBot(second, await asyncio.to_thread(register_bot, second, "q", ADMIN), capacity=4)
-    for bot in (silent.start(), other.start()):
+    local = RawBot(first, await asyncio.to_thread(register_bot, first, "q", ADMIN), capacity=4)
+    other = RawBot(second, await asyncio.to_thread(register_bot, second, "r", ADMIN), capacity=4)
+    for bot in (silent.start(), local.start(), other.start()):
         await asyncio.wait_for(bot.welcomed.wait(), 10)
-    await asyncio.sleep(1.0)  # both listed as connected to the second node
+    await asyncio.sleep(1.0)  # each listed as connected to its node
     request = match_pb2.StartMatchRequest(game="5211", bot_names=["p", "q"], seed=1)
     request.time_control.decision_allowance.FromSeconds(60)
     try:
-        async with grpc.aio.insecure_channel(first) as channel:  # refereed on the first node
+        async with grpc.aio.insecure_channel(first) as channel:  # refereed on the first node, where q is
             await match_pb2_grpc.MatchServiceStub(channel).StartMatch(request, metadata=ADMIN_METADATA)
         await asyncio.sleep(1.0)
         nodes.kill("d1")
         started = None
+        again = match_pb2.StartMatchRequest(game="5211", bot_names=["p", "r"], seed=2)
         async with grpc.aio.insecure_channel(second) as channel:
             stub = match_pb2_grpc.MatchServiceStub(channel)
             refusals: Counter[grpc.StatusCode] = Counter()
             for _ in range(60):  # its slot hold lapses in 15 s; the dead match's seat must go too
                 try:
-                    started = await stub.StartMatch(request, metadata=ADMIN_METADATA, timeout=10)
+                    started = await stub.StartMatch(again, metadata=ADMIN_METADATA, timeout=10)
                     break
                 except grpc.aio.AioRpcError as error:
                     refusals[error.code()] += 1
@@ -288,3 +290,4 @@ async def test_a_bot_whose_referee_node_died_plays_again_soon(nodes: Nodes, redi
     finally:
         await silent.stop()
         await other.stop()
+        await local.stop()
