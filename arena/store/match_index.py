@@ -8,11 +8,27 @@ list reads one page of one index and never parses whole records.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from typing import Any
 
 from arena.games.base import Outcome
 from arena.referee.record import MatchRecord, outcome_from_dict
 from arena.referee.timecontrol import TimeControl
+
+
+class Phase(enum.Enum):
+    """Where a listed match is in its life; a list gives them in this order."""
+
+    RUNNING = "r"
+    PENDING = "p"
+    FINISHED = "f"
+
+
+def league_of(match_id: str) -> str:
+    """The league a match id belongs to ('' for an ad-hoc match): a league's matches are named
+    ``{league}.{index:05d}`` (scheduled) and ``{league}.{index:05d}.{run}`` (each run of it)."""
+    parts = match_id.split(".")
+    return parts[0] if len(parts) in (2, 3) and len(parts[1]) == 5 and parts[1].isdigit() else ""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -27,11 +43,31 @@ class MatchInfo:
     outcome: Outcome | None
     started_at: float
     ended_at: float
-    running: bool
+    phase: Phase = Phase.FINISHED
+    created_at: float = 0.0
+    """When it was queued (its league's creation); 0: its start."""
+
+    @property
+    def running(self) -> bool:
+        """Whether it is being played."""
+        return self.phase is Phase.RUNNING
+
+    @property
+    def league_id(self) -> str:
+        """Its league ('' for an ad-hoc match)."""
+        return league_of(self.match_id)
+
+    @property
+    def queued_at(self) -> float:
+        """When it was queued: its league's creation, else its start."""
+        return self.created_at or self.started_at
 
     @property
     def position(self) -> Position:
-        """Where this summary stands in a list: running ones by start, finished ones by end."""
+        """Where this summary stands in its phase: running ones by start, queued ones by their
+        league's creation, finished ones by end."""
+        if self.phase is Phase.PENDING:
+            return (self.created_at, self.match_id)
         return (self.started_at if self.running else self.ended_at, self.match_id)
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,7 +96,6 @@ class MatchInfo:
             outcome_from_dict(outcome) if outcome else None,
             float(data["started_at"]),
             float(data["ended_at"]),
-            False,
         )
 
     @classmethod
@@ -75,7 +110,7 @@ class MatchInfo:
             record.outcome,
             record.started_at,
             record.ended_at,
-            running,
+            Phase.RUNNING if running else Phase.FINISHED,
         )
 
 
@@ -85,21 +120,28 @@ class MatchQuery:
 
     game: str = ""
     bot: str = ""
-    running: bool | None = None
+    phase: Phase | None = None
+    league: str = ""
 
     def fits(self, info: MatchInfo) -> bool:
         """Whether ``info`` is one of them."""
         return (
             (not self.game or info.game == self.game)
             and (not self.bot or self.bot in info.players)
-            and (self.running is None or info.running == self.running)
+            and (self.phase is None or info.phase is self.phase)
+            and (not self.league or info.league_id == self.league)
         )
 
+    def wants(self, phase: Phase) -> bool:
+        """Whether matches in ``phase`` may fit."""
+        return self.phase is None or self.phase is phase
+
     def index_keys(self) -> tuple[str, ...]:
-        """The index that holds exactly the finished matches fitting the game and bot filters."""
-        game: tuple[str, ...] = ("game", self.game) if self.game else ()
+        """The index that holds exactly the finished matches fitting the filters. A league has one
+        game: with a league, the game filter is the caller's to check against it."""
+        first: tuple[str, ...] = ("league", self.league) if self.league else ("game", self.game) if self.game else ()
         bot: tuple[str, ...] = ("bot", self.bot) if self.bot else ()
-        return game + bot
+        return first + bot
 
 
 Position = tuple[float, str]
@@ -107,8 +149,14 @@ Position = tuple[float, str]
 
 
 def index_names(info: MatchInfo) -> list[tuple[str, ...]]:
-    """Every index a finished match is listed in: all, by game, by bot, by game and bot."""
+    """Every index a finished match is listed in: all, by game, by bot, by game and bot, and for a
+    league's match by league and by league and bot."""
     names: list[tuple[str, ...]] = [(), ("game", info.game)]
+    league = info.league_id
+    if league:
+        names.append(("league", league))
     for bot in sorted(set(info.players)):
         names += [("bot", bot), ("game", info.game, "bot", bot)]
+        if league:
+            names.append(("league", league, "bot", bot))
     return names

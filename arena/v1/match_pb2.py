@@ -28,7 +28,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v1/match.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\x1a\x1a\x61rena/v1/observation.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x97\x02\n\x11StartMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x11\n\tbot_names\x18\x02 \x03(\t\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x00\x88\x01\x01\x12\x39\n\x07options\x18\x04 \x03(\x0b\x32(.arena.v1.StartMatchRequest.OptionsEntry\x12+\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\x0c\n\x04\x64\x65\x63k\x18\x06 \x03(\t\x12\x0c\n\x04seal\x18\x07 \x01(\t\x12\x11\n\tseal_size\x18\x08 \x01(\r\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seed\"&\n\x12StartMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\")\n\x15GetMatchRecordRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"?\n\x16GetMatchRecordResponse\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.arena.v1.MatchRecord\"\x80\x01\n\x12ListMatchesRequest\x12#\n\x05state\x18\x01 \x01(\x0e\x32\x14.arena.v1.MatchState\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\x11\n\tpage_size\x18\x04 \x01(\r\x12\x12\n\npage_token\x18\x05 \x01(\t\"W\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.arena.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\xf5\x01\n\x12WatchMatchResponse\x12)\n\x07summary\x18\x01 \x01(\x0b\x32\x16.arena.v1.MatchSummaryH\x00\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x15.arena.v1.ObservationH\x00\x12/\n\rturn_revealed\x18\x03 \x01(\x0b\x32\x16.arena.v1.TurnRevealedH\x00\x12-\n\x0cround_scored\x18\x04 \x01(\x0b\x32\x15.arena.v1.RoundResultH\x00\x12$\n\x07outcome\x18\x05 \x01(\x0b\x32\x11.arena.v1.OutcomeH\x00\x42\x07\n\x05\x65vent\"K\n\x0cTurnRevealed\x12\x12\n\nturn_index\x18\x01 \x01(\r\x12\x0f\n\x07\x61\x63tions\x18\x02 \x03(\t\x12\x16\n\x0e\x66\x61llback_seats\x18\x03 \x03(\r\"\xab\x03\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12#\n\x05state\x18\x03 \x01(\x0e\x32\x14.arena.v1.MatchState\x12\x11\n\tbot_names\x18\x04 \x03(\t\x12\x34\n\x07options\x18\x05 \x03(\x0b\x32#.arena.v1.MatchSummary.OptionsEntry\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\"\n\x07outcome\x18\x07 \x01(\x0b\x32\x11.arena.v1.Outcome\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstarted_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xd7\x03\n\x0bMatchRecord\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x33\n\x07options\x18\x03 \x03(\x0b\x32\".arena.v1.MatchRecord.OptionsEntry\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x0c\n\x04\x64\x65\x63k\x18\x05 \x03(\t\x12\x11\n\tbot_names\x18\x06 \x03(\t\x12+\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12%\n\tdecisions\x18\x08 \x03(\x0b\x32\x12.arena.v1.Decision\x12\'\n\nrejections\x18\t \x03(\x0b\x32\x13.arena.v1.Rejection\x12\"\n\x07outcome\x18\n \x01(\x0b\x32\x11.arena.v1.Outcome\x12.\n\nstarted_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rarena_version\x18\r \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xaf\x01\n\x08\x44\x65\x63ision\x12\x12\n\nturn_index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12*\n\x07\x65lapsed\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x13\n\x0bis_fallback\x18\x05 \x01(\x08\x12\x1e\n\x05\x66\x61ult\x18\x06 \x01(\x0e\x32\x0f.arena.v1.Fault\x12\x10\n\x08sequence\x18\x07 \x01(\x04\"\xb2\x01\n\tRejection\x12\x12\n\nturn_index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x10\n\x08sequence\x18\x03 \x01(\x04\x12\x1e\n\x05\x66\x61ult\x18\x04 \x01(\x0e\x32\x0f.arena.v1.Fault\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x17\n\x0freceived_action\x18\x06 \x01(\t\x12\x17\n\x0f\x66\x61llback_action\x18\x07 \x01(\t\x12\x0f\n\x07strikes\x18\x08 \x01(\r*u\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_PENDING\x10\x01\x12\x17\n\x13MATCH_STATE_RUNNING\x10\x02\x12\x18\n\x14MATCH_STATE_FINISHED\x10\x03\x32\xc3\x02\n\x0cMatchService\x12G\n\nStartMatch\x12\x1b.arena.v1.StartMatchRequest\x1a\x1c.arena.v1.StartMatchResponse\x12S\n\x0eGetMatchRecord\x12\x1f.arena.v1.GetMatchRecordRequest\x1a .arena.v1.GetMatchRecordResponse\x12J\n\x0bListMatches\x12\x1c.arena.v1.ListMatchesRequest\x1a\x1d.arena.v1.ListMatchesResponse\x12I\n\nWatchMatch\x12\x1b.arena.v1.WatchMatchRequest\x1a\x1c.arena.v1.WatchMatchResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v1/match.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\x1a\x1a\x61rena/v1/observation.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x97\x02\n\x11StartMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x11\n\tbot_names\x18\x02 \x03(\t\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x00\x88\x01\x01\x12\x39\n\x07options\x18\x04 \x03(\x0b\x32(.arena.v1.StartMatchRequest.OptionsEntry\x12+\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\x0c\n\x04\x64\x65\x63k\x18\x06 \x03(\t\x12\x0c\n\x04seal\x18\x07 \x01(\t\x12\x11\n\tseal_size\x18\x08 \x01(\r\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seed\"&\n\x12StartMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\")\n\x15GetMatchRecordRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"?\n\x16GetMatchRecordResponse\x12%\n\x06record\x18\x01 \x01(\x0b\x32\x15.arena.v1.MatchRecord\"\x93\x01\n\x12ListMatchesRequest\x12#\n\x05state\x18\x01 \x01(\x0e\x32\x14.arena.v1.MatchState\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\x11\n\tpage_size\x18\x04 \x01(\r\x12\x12\n\npage_token\x18\x05 \x01(\t\x12\x11\n\tleague_id\x18\x06 \x01(\t\"W\n\x13ListMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.arena.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\xf5\x01\n\x12WatchMatchResponse\x12)\n\x07summary\x18\x01 \x01(\x0b\x32\x16.arena.v1.MatchSummaryH\x00\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x15.arena.v1.ObservationH\x00\x12/\n\rturn_revealed\x18\x03 \x01(\x0b\x32\x16.arena.v1.TurnRevealedH\x00\x12-\n\x0cround_scored\x18\x04 \x01(\x0b\x32\x15.arena.v1.RoundResultH\x00\x12$\n\x07outcome\x18\x05 \x01(\x0b\x32\x11.arena.v1.OutcomeH\x00\x42\x07\n\x05\x65vent\"K\n\x0cTurnRevealed\x12\x12\n\nturn_index\x18\x01 \x01(\r\x12\x0f\n\x07\x61\x63tions\x18\x02 \x03(\t\x12\x16\n\x0e\x66\x61llback_seats\x18\x03 \x03(\r\"\xbe\x03\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12#\n\x05state\x18\x03 \x01(\x0e\x32\x14.arena.v1.MatchState\x12\x11\n\tbot_names\x18\x04 \x03(\t\x12\x34\n\x07options\x18\x05 \x03(\x0b\x32#.arena.v1.MatchSummary.OptionsEntry\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\"\n\x07outcome\x18\x07 \x01(\x0b\x32\x11.arena.v1.Outcome\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstarted_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tleague_id\x18\x0b \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xd7\x03\n\x0bMatchRecord\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x33\n\x07options\x18\x03 \x03(\x0b\x32\".arena.v1.MatchRecord.OptionsEntry\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x0c\n\x04\x64\x65\x63k\x18\x05 \x03(\t\x12\x11\n\tbot_names\x18\x06 \x03(\t\x12+\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12%\n\tdecisions\x18\x08 \x03(\x0b\x32\x12.arena.v1.Decision\x12\'\n\nrejections\x18\t \x03(\x0b\x32\x13.arena.v1.Rejection\x12\"\n\x07outcome\x18\n \x01(\x0b\x32\x11.arena.v1.Outcome\x12.\n\nstarted_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rarena_version\x18\r \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xaf\x01\n\x08\x44\x65\x63ision\x12\x12\n\nturn_index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12*\n\x07\x65lapsed\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x13\n\x0bis_fallback\x18\x05 \x01(\x08\x12\x1e\n\x05\x66\x61ult\x18\x06 \x01(\x0e\x32\x0f.arena.v1.Fault\x12\x10\n\x08sequence\x18\x07 \x01(\x04\"\xb2\x01\n\tRejection\x12\x12\n\nturn_index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x10\n\x08sequence\x18\x03 \x01(\x04\x12\x1e\n\x05\x66\x61ult\x18\x04 \x01(\x0e\x32\x0f.arena.v1.Fault\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x17\n\x0freceived_action\x18\x06 \x01(\t\x12\x17\n\x0f\x66\x61llback_action\x18\x07 \x01(\t\x12\x0f\n\x07strikes\x18\x08 \x01(\r*u\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_PENDING\x10\x01\x12\x17\n\x13MATCH_STATE_RUNNING\x10\x02\x12\x18\n\x14MATCH_STATE_FINISHED\x10\x03\x32\xc3\x02\n\x0cMatchService\x12G\n\nStartMatch\x12\x1b.arena.v1.StartMatchRequest\x1a\x1c.arena.v1.StartMatchResponse\x12S\n\x0eGetMatchRecord\x12\x1f.arena.v1.GetMatchRecordRequest\x1a .arena.v1.GetMatchRecordResponse\x12J\n\x0bListMatches\x12\x1c.arena.v1.ListMatchesRequest\x1a\x1d.arena.v1.ListMatchesResponse\x12I\n\nWatchMatch\x12\x1b.arena.v1.WatchMatchRequest\x1a\x1c.arena.v1.WatchMatchResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,8 +41,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHSUMMARY_OPTIONSENTRY']._serialized_options = b'8\001'
   _globals['_MATCHRECORD_OPTIONSENTRY']._loaded_options = None
   _globals['_MATCHRECORD_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_MATCHSTATE']._serialized_start=2427
-  _globals['_MATCHSTATE']._serialized_end=2544
+  _globals['_MATCHSTATE']._serialized_start=2465
+  _globals['_MATCHSTATE']._serialized_end=2582
   _globals['_STARTMATCHREQUEST']._serialized_start=151
   _globals['_STARTMATCHREQUEST']._serialized_end=430
   _globals['_STARTMATCHREQUEST_OPTIONSENTRY']._serialized_start=375
@@ -54,27 +54,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETMATCHRECORDRESPONSE']._serialized_start=515
   _globals['_GETMATCHRECORDRESPONSE']._serialized_end=578
   _globals['_LISTMATCHESREQUEST']._serialized_start=581
-  _globals['_LISTMATCHESREQUEST']._serialized_end=709
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=711
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=798
-  _globals['_WATCHMATCHREQUEST']._serialized_start=800
-  _globals['_WATCHMATCHREQUEST']._serialized_end=837
-  _globals['_WATCHMATCHRESPONSE']._serialized_start=840
-  _globals['_WATCHMATCHRESPONSE']._serialized_end=1085
-  _globals['_TURNREVEALED']._serialized_start=1087
-  _globals['_TURNREVEALED']._serialized_end=1162
-  _globals['_MATCHSUMMARY']._serialized_start=1165
-  _globals['_MATCHSUMMARY']._serialized_end=1592
+  _globals['_LISTMATCHESREQUEST']._serialized_end=728
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=730
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=817
+  _globals['_WATCHMATCHREQUEST']._serialized_start=819
+  _globals['_WATCHMATCHREQUEST']._serialized_end=856
+  _globals['_WATCHMATCHRESPONSE']._serialized_start=859
+  _globals['_WATCHMATCHRESPONSE']._serialized_end=1104
+  _globals['_TURNREVEALED']._serialized_start=1106
+  _globals['_TURNREVEALED']._serialized_end=1181
+  _globals['_MATCHSUMMARY']._serialized_start=1184
+  _globals['_MATCHSUMMARY']._serialized_end=1630
   _globals['_MATCHSUMMARY_OPTIONSENTRY']._serialized_start=375
   _globals['_MATCHSUMMARY_OPTIONSENTRY']._serialized_end=421
-  _globals['_MATCHRECORD']._serialized_start=1595
-  _globals['_MATCHRECORD']._serialized_end=2066
+  _globals['_MATCHRECORD']._serialized_start=1633
+  _globals['_MATCHRECORD']._serialized_end=2104
   _globals['_MATCHRECORD_OPTIONSENTRY']._serialized_start=375
   _globals['_MATCHRECORD_OPTIONSENTRY']._serialized_end=421
-  _globals['_DECISION']._serialized_start=2069
-  _globals['_DECISION']._serialized_end=2244
-  _globals['_REJECTION']._serialized_start=2247
-  _globals['_REJECTION']._serialized_end=2425
-  _globals['_MATCHSERVICE']._serialized_start=2547
-  _globals['_MATCHSERVICE']._serialized_end=2870
+  _globals['_DECISION']._serialized_start=2107
+  _globals['_DECISION']._serialized_end=2282
+  _globals['_REJECTION']._serialized_start=2285
+  _globals['_REJECTION']._serialized_end=2463
+  _globals['_MATCHSERVICE']._serialized_start=2585
+  _globals['_MATCHSERVICE']._serialized_end=2908
 # @@protoc_insertion_point(module_scope)
