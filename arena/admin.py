@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -102,18 +103,14 @@ def play_match(
         )
         if seed is not None:
             request.seed = seed
-        try:
-            match_id = stub.StartMatch(request, metadata=_metadata(admin_token)).match_id
-        except grpc.RpcError as error:
-            print(f"arena match: {error.details()}", file=out)
-            return 1
+        match_id = stub.StartMatch(request, metadata=_metadata(admin_token)).match_id
         print(f"match {match_id} started", file=out)
         outcome = None
         for event in stub.WatchMatch(match_pb2.WatchMatchRequest(match_id=match_id)):
             if event.WhichOneof("event") == "outcome":
                 outcome = event.outcome
         if outcome is None:
-            print("the match ended without an outcome", file=out)
+            print(f"arena match: match {match_id} ended without an outcome", file=sys.stderr)
             return 1
         termination = common_pb2.Termination.Name(outcome.termination).removeprefix("TERMINATION_").lower()
         print(f"result ({termination}):", file=out)
