@@ -6,7 +6,7 @@ import dataclasses
 import sys
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -27,6 +27,7 @@ from arena.v1 import (
     registry_pb2_grpc,
 )
 from arena.wire.common import duration_to_proto
+from arena.wording import counted
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -212,7 +213,9 @@ def watch_league(
                 if p.total and p.done >= p.total:
                     return league
                 if league.state == league_pb2.LEAGUE_STATE_CANCELLED:
-                    progress.update(task, detail=f"cancelled: {p.cancelled} matches not played, running {p.running}")
+                    progress.update(
+                        task, detail=f"cancelled: {counted(p.cancelled, 'match')} not played, running {p.running}"
+                    )
                     return league
                 if check is not None:
                     check(league)
@@ -220,15 +223,32 @@ def watch_league(
                 league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
 
 
+def follow_league(
+    address: str, league_id: str, tls: ClientTls | None = None, poll_seconds: float = 0.5
+) -> Iterator[league_pb2.League]:
+    """The league at every poll, until every match has its result or it is cancelled."""
+    with channel(address, tls) as ch:
+        stub = league_pb2_grpc.LeagueServiceStub(ch)
+        while True:
+            league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
+            yield league
+            p = league.progress
+            if (p.total and p.done >= p.total) or league.state == league_pb2.LEAGUE_STATE_CANCELLED:
+                return
+            time.sleep(poll_seconds)
+
+
 def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
     """The league table, readable."""
     league = response.league
     p = league.progress
     cancelled = (
-        f", cancelled ({p.cancelled} matches not played)" if league.state == league_pb2.LEAGUE_STATE_CANCELLED else ""
+        f", cancelled ({counted(p.cancelled, 'match')} not played)"
+        if league.state == league_pb2.LEAGUE_STATE_CANCELLED
+        else ""
     )
     table = Table(
-        title=f"{league.spec.name or league.league_id}: {p.done} of {p.total} matches{cancelled}, "
+        title=f"{league.spec.name or league.league_id}: {p.done} of {counted(p.total, 'match')}{cancelled}, "
         f"{league.spec.players_per_match} players a match",
         caption="rating: maximum likelihood (Bradley-Terry), Elo scale (rated bots average 1500), with its "
         "95% interval; ? provisional (under 20 matches); points: pairwise wins (draws 1/2)",

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from arena.wording import counted
+
 DEFAULT_SERVER = "127.0.0.1:50051"
 DEFAULT_SEED = 1
 DEFAULT_WEB_PORT = 8080
@@ -308,7 +310,7 @@ def _league_create(args: argparse.Namespace) -> int:
         decision_seconds=args.decision_seconds,
         tls=_tls(args),
     )
-    print(f"league {league.league_id}: {league.progress.total} matches queued")
+    print(f"league {league.league_id}: {counted(league.progress.total, 'match')} queued")
     if args.watch:
         watch_league(args.server, league.league_id, Console(), _tls(args))
     return 0
@@ -317,8 +319,16 @@ def _league_create(args: argparse.Namespace) -> int:
 def _league_watch(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.admin import watch_league
+    from arena.admin import follow_league, watch_league
 
+    if args.json:
+        import json
+
+        from arena.matchcli import as_dict
+
+        for league in follow_league(args.server, args.league, _tls(args)):
+            print(json.dumps(as_dict(league)), flush=True)
+        return 0
     watch_league(args.server, args.league, Console(), _tls(args))
     return 0
 
@@ -330,11 +340,11 @@ def _league_cancel(args: argparse.Namespace) -> int:
     league = cancel_league(args.server, args.league, _admin_token(args), _tls(args))
     p = league.progress
     if league.state == league_pb2.LEAGUE_STATE_FINISHED:
-        print(f"league {league.league_id} had finished ({p.done} of {p.total} matches): nothing to cancel")
+        print(f"league {league.league_id} had finished ({p.done} of {counted(p.total, 'match')}): nothing to cancel")
     else:
         print(
-            f"league {league.league_id} cancelled: {p.cancelled} queued matches dropped, "
-            f"{p.running} running finish, {p.done} of {p.total} played"
+            f"league {league.league_id} cancelled: {counted(p.cancelled, 'queued match')} dropped, "
+            f"{p.running} running {'finishes' if p.running == 1 else 'finish'}, {p.done} of {p.total} played"
         )
     return 0
 
@@ -791,7 +801,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.set_defaults(handler=_league_create)
     watch = league_sub.add_parser("watch", help="a live progress bar until the league is done")
     watch.add_argument("league")
-    _client_options(watch, admin=False)
+    _client_options(watch, admin=False, json=True)
     watch.set_defaults(handler=_league_watch)
     cancel = league_sub.add_parser("cancel", help="cancel a league: its queued matches are dropped unplayed")
     cancel.add_argument("league")

@@ -16,6 +16,7 @@ from typing import Final, TextIO
 
 from arena import catalogue
 from arena.errors import UnknownGameError
+from arena.wording import counted
 
 EXIT_OK: Final = 0
 EXIT_MISMATCH: Final = 1
@@ -59,7 +60,11 @@ def run(game: str, paths: Sequence[str], out: TextIO) -> int:
             print(f"MISMATCH {case_id} ({Path(path).name}): {what}", file=out)
         total += cases
         failed += len(mismatched)
-        print(f"{path}: {cases} cases, {cases - len(mismatched)} match, {len(mismatched)} mismatch", file=out)
+        matched = cases - len(mismatched)
+        print(
+            f"{path}: {counted(cases, 'case')}, {matched} matched, {len(mismatched)} mismatched",
+            file=out,
+        )
     if failed:
         print(f"{game} conformance FAILED: {failed} of {total} cases mismatch", file=out)
         return EXIT_MISMATCH

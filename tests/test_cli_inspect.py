@@ -154,3 +154,20 @@ async def test_the_admin_token_is_found_from_the_data_folder_or_the_message_says
     none = await run("register", "xi", "--server", arena.address, env={"ARENA_DATA_DIR": str(tmp_path / "empty")})
     assert none.returncode == 1
     assert "--admin-token-file" in none.stderr and "ARENA_ADMIN_TOKEN" in none.stderr
+
+
+async def test_a_one_match_league_says_match_and_league_watch_prints_json_lines(
+    arena: Arena, leagues: LeagueService
+) -> None:
+    for name in ("ann", "bob"):
+        await arena.connect(name)
+    common = ("--server", arena.address, "--admin-token", ADMIN)
+    created = await run("league", "create", "ann", "bob", "--games", "1", *common)
+    assert created.returncode == 0, created.stderr
+    assert created.stdout.rstrip().endswith(": 1 match queued")
+    league_id = created.stdout.split()[1].rstrip(":")
+    watched = await run("league", "watch", league_id, "--server", arena.address, "--json")
+    polls = [json.loads(line) for line in watched.stdout.splitlines()]
+    assert polls and polls[-1]["league_id"] == league_id and polls[-1]["progress"]["done"] == 1
+    board = await run("leaderboard", league_id, "--server", arena.address)
+    assert "1 of 1 match," in board.stdout and "matches," not in board.stdout.splitlines()[0]
