@@ -35,6 +35,16 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play(args: argparse.Namespace) -> int:
+    from arena.play import PlayerError, play_local
+
+    try:
+        play_local(sys.stdout, args.game, args.players, seed=args.seed)
+    except PlayerError as error:
+        raise OperatorError(str(error)) from None
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -659,6 +669,21 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the match seed (default %(default)s)")
     _rules_options(demo)
     demo.set_defaults(handler=_demo)
+
+    play = sub.add_parser(
+        "play",
+        help="play a match in this process: your Bot (path/to/bot.py) against built-in bots, printed turn by turn",
+        description="No server, no Redis: your Bot subclass gets the requests the referee would send it.",
+    )
+    _game_option(play, default_game)
+    play.add_argument(
+        "players",
+        nargs="+",
+        metavar="PLAYER",
+        help="in seat order: path/to/bot.py[:Class], module:Class, or a built-in",
+    )
+    play.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the match seed (default %(default)s)")
+    play.set_defaults(handler=_play)
 
     conf = sub.add_parser("conformance", help="check a rules engine against conformance case files")
     conf.add_argument("game", help=f"the game: {', '.join(catalogue.names())}")

@@ -190,4 +190,5 @@ def test_the_installed_command_prints_its_own_name() -> None:
     script = Path(sys.executable).parent / "arena-bot"
     result = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.startswith("usage: arena-bot ")
-    assert "default 127.0.0.1:50051" in result.stdout and "ARENA_SERVER" in result.stdout
+    assert "default 127.0.0.1:50051" in result.stdout
+    assert "ARENA_SERVER" in result.stdout
