@@ -89,9 +89,9 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 golden: $(STAMP) ## Regenerate the golden playthrough files in tests/games/golden/
 	$(PY) -m tests.games.golden --write
 
-conformance: $(STAMP) ## Check every game's engine against its shared conformance files (../shared/conformance/GAME/)
+conformance: $(STAMP) ## Check every game's engine against its public case files (docs/conformance/GAME/)
 	@for game in $$($(PY) -c 'from arena import catalogue; print(*catalogue.names())'); do \
-		$(BIN)/arena conformance $$game ../shared/conformance/$$game/*.json || exit 1; \
+		$(BIN)/arena conformance $$game || exit 1; \
 	done
 
 clean: ## Remove the virtual environment and caches

@@ -687,7 +687,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     conf = sub.add_parser("conformance", help="check a rules engine against conformance case files")
     conf.add_argument("game", help=f"the game: {', '.join(catalogue.names())}")
-    conf.add_argument("files", nargs="+", help="round-scoring or playthrough JSON files")
+    conf.add_argument(
+        "files", nargs="*", help="case files (JSON); default: the repository's docs/conformance/GAME/*.json"
+    )
     conf.set_defaults(handler=_conformance)
 
     serve = sub.add_parser("serve", help="run an arena node (gRPC), with embedded Redis unless --redis is given")
