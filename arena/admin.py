@@ -8,13 +8,9 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import grpc
-from rich import box
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
 from arena.catalogue import DEFAULT_GAME
 from arena.v1 import (
@@ -27,6 +23,10 @@ from arena.v1 import (
     registry_pb2_grpc,
 )
 from arena.wire.common import duration_to_proto
+
+if TYPE_CHECKING:  # rich is the server extra's: loaded only by the commands that draw with it
+    from rich.console import Console
+    from rich.table import Table
 from arena.wording import counted
 
 
@@ -193,6 +193,15 @@ def watch_league(
 ) -> league_pb2.League:
     """Show a live progress bar until every match of the league has its result, or it is cancelled;
     ``check`` is called with the league at every poll and may raise to stop watching."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     with channel(address, tls) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
@@ -240,6 +249,9 @@ def follow_league(
 
 def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
     """The league table, readable."""
+    from rich import box
+    from rich.table import Table
+
     league = response.league
     p = league.progress
     cancelled = (

