@@ -5,7 +5,6 @@ install of this checkout."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -40,7 +39,10 @@ def test_the_base_install_has_no_server_dependencies_and_its_arena_works_or_name
     base_install: Path,
 ) -> None:
     listed = subprocess.run(
-        [str(base_install / "python"), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True, check=True
+        [str(base_install / "python"), "-m", "pip", "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.lower()
     assert "grpcio==" in listed and "protobuf==" in listed
     assert "rich==" not in listed and "redis==" not in listed and "prometheus" not in listed
