@@ -9,7 +9,7 @@ PY := $(BIN)/python
 
 .DEFAULT_GOAL := help
 
-.PHONY: help setup system-deps run demo test test-fast chaos check fmt lint typecheck proto proto-check buf-lint buf-breaking proto-release pytest bench golden conformance clean
+.PHONY: help setup system-deps run demo test test-fast chaos check alert-rules fmt lint typecheck proto proto-check buf-lint buf-breaking proto-release pytest bench golden conformance clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -29,7 +29,7 @@ run: $(STAMP) ## The main job: an arena, starter bots, a league with a live prog
 demo: $(STAMP) ## One readable in-process match between built-in bots, turn by turn (GAME=coloretto for another)
 	$(BIN)/arena demo $(if $(GAME),--game $(GAME))
 
-test: $(STAMP) system-deps check pytest ## The whole suite: format, lint, types, proto, tests
+test: $(STAMP) system-deps check alert-rules pytest ## The whole suite: format, lint, types, proto, alert rules, tests
 
 system-deps: ## The Debian packages the suite uses (Redis 7, gRPC C++), installed when missing
 	scripts/install-system-deps.sh
@@ -40,6 +40,9 @@ check: $(STAMP) ## Static checks only: format, lint, types
 	$(BIN)/mypy
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against proto/released.binpb
+
+alert-rules: ## Check the Prometheus alerting rules and run their unit tests (promtool: make system-deps)
+	cd deploy/prometheus && promtool check rules alerts.yml && promtool test rules alerts.test.yml
 
 fmt: $(STAMP) ## Format and auto-fix
 	$(BIN)/ruff format .

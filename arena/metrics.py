@@ -108,6 +108,8 @@ class ArenaMetrics:
         """Every counter's known label values, at 0 from the start (panels show 0, not "No data")."""
         for game in catalogue.names():
             self.matches_started.labels(game)
+            self.match_duration.labels(game)
+            self.decision_latency.labels(game)
             self.decisions.labels(game)
             self.timeouts.labels(game)
             for termination in Termination:
