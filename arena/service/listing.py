@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import math
+from collections.abc import Sequence
 
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
@@ -67,10 +68,10 @@ class MatchLister:
         self.leagues = leagues
 
     async def page(
-        self, query: MatchQuery, after: ListPosition | None, limit: int
+        self, query: MatchQuery, after: ListPosition | None, limit: int, phases: Sequence[Phase] = PHASES
     ) -> tuple[list[MatchInfo], ListPosition | None]:
-        """Up to ``limit`` summaries fitting ``query`` after ``after``, and where the next page
-        starts (None: there is none)."""
+        """Up to ``limit`` summaries fitting ``query`` after ``after``, in ``phases`` only, and
+        where the next page starts (None: there is none)."""
         if query.league and self.leagues is not None:
             spec = await self.leagues.store.spec(query.league)
             if spec is None or (query.game and spec.get("game") != query.game):
@@ -78,7 +79,7 @@ class MatchLister:
         page: list[MatchInfo] = []
         start = PHASES.index(after.phase) if after is not None else 0
         for phase in PHASES[start:]:
-            if not query.wants(phase):
+            if not query.wants(phase) or phase not in phases:
                 continue
             need = limit - len(page)
             if need == 0:  # the page is full: the next one goes on after its last summary
