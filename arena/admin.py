@@ -247,11 +247,15 @@ def follow_league(
             time.sleep(poll_seconds)
 
 
-def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
-    """The league table, readable."""
-    from rich import box
-    from rich.table import Table
+LEADERBOARD_COLUMNS = (
+    ("#", "right"), ("bot", "left"), ("rating", "right"), ("95% interval", "center"),
+    ("matches", "right"), ("wins", "right"), ("points", "right"), ("avg score", "right"),
+    ("timeouts", "right"), ("forfeits", "right"),
+)  # fmt: skip
 
+
+def leaderboard_title(response: league_pb2.GetLeaderboardResponse) -> str:
+    """The league table's title: its name, progress and players a match."""
     league = response.league
     p = league.progress
     cancelled = (
@@ -259,33 +263,49 @@ def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
         if league.state == league_pb2.LEAGUE_STATE_CANCELLED
         else ""
     )
+    return (
+        f"{league.spec.name or league.league_id}: {p.done} of {counted(p.total, 'match')}{cancelled}, "
+        f"{league.spec.players_per_match} players a match"
+    )
+
+
+def leaderboard_rows(response: league_pb2.GetLeaderboardResponse) -> list[list[str]]:
+    """The league table's rows, as text, in the order of ``LEADERBOARD_COLUMNS``."""
+    rows = []
+    for e in response.entries:
+        mark = "?" if e.provisional else ""
+        rows.append(
+            [
+                str(e.rank) if e.rated else "-",
+                e.bot_name,
+                f"{e.rating:.0f}{mark}" if e.rated else "unrated",
+                f"{e.rating_low:.0f} - {e.rating_high:.0f}" if e.rated else "",
+                str(e.matches),
+                str(e.wins),
+                f"{e.points:.1f}",
+                f"{e.average_score:.1f}",
+                str(e.timeouts),
+                str(e.forfeits),
+            ]
+        )
+    return rows
+
+
+def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
+    """The league table, readable."""
+    from rich import box
+    from rich.table import Table
+
     table = Table(
-        title=f"{league.spec.name or league.league_id}: {p.done} of {counted(p.total, 'match')}{cancelled}, "
-        f"{league.spec.players_per_match} players a match",
+        title=leaderboard_title(response),
         caption="rating: maximum likelihood (Bradley-Terry), Elo scale (rated bots average 1500), with its "
         "95% interval; ? provisional (under 20 matches); points: pairwise wins (draws 1/2)",
         box=box.SIMPLE_HEAD,
     )
-    for column, justify in (
-        ("#", "right"), ("bot", "left"), ("rating", "right"), ("95% interval", "center"),
-        ("matches", "right"), ("wins", "right"), ("points", "right"), ("avg score", "right"),
-        ("timeouts", "right"), ("forfeits", "right"),
-    ):  # fmt: skip
+    for column, justify in LEADERBOARD_COLUMNS:
         table.add_column(column, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    for e in response.entries:
-        mark = "?" if e.provisional else ""
-        table.add_row(
-            str(e.rank) if e.rated else "-",
-            e.bot_name,
-            f"{e.rating:.0f}{mark}" if e.rated else "unrated",
-            f"{e.rating_low:.0f} - {e.rating_high:.0f}" if e.rated else "",
-            str(e.matches),
-            str(e.wins),
-            f"{e.points:.1f}",
-            f"{e.average_score:.1f}",
-            str(e.timeouts),
-            str(e.forfeits),
-        )
+    for row in leaderboard_rows(response):
+        table.add_row(*row)
     return table
 
 

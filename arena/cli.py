@@ -395,9 +395,7 @@ def _league_list(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from arena.admin import get_leaderboard, leaderboard_table
+    from arena.admin import LEADERBOARD_COLUMNS, get_leaderboard, leaderboard_rows, leaderboard_table, leaderboard_title
 
     board = get_leaderboard(args.server, args.league, _tls(args))
     if args.json:
@@ -405,6 +403,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
         _print_json(as_dict(board))
         return 0
+    if not sys.stdout.isatty():  # a script's: the title, then tab-separated lines
+        print(leaderboard_title(board))
+        _print_rows([name for name, _ in LEADERBOARD_COLUMNS], leaderboard_rows(board))
+        return 0
+    from rich.console import Console
+
     Console(width=max(120, Console().width)).print(leaderboard_table(board))
     return 0
 
@@ -422,16 +426,21 @@ def _nodes(args: argparse.Namespace) -> int:
 
         _print_json([as_dict(n) for n in nodes])
         return 0
-    print(
-        f"{'node':<28} {'address':<22} {'age':>6} {'bots':>6} {'matches':>8} {'held':>6} "
-        f"{'results':>8} {'reclaimed':>9}"
-    )
-    for n in nodes:
-        age = time.time() - n.heartbeat_at.ToNanoseconds() / 1e9
-        print(
-            f"{n.node_id:<28} {n.address:<22} {age:>5.1f}s {n.connected_bots:>6} {n.active_matches:>8} "
-            f"{n.held_matches:>6} {n.results_stored:>8} {n.reclaimed:>9}"
-        )
+    header = ["node", "address", "age", "bots", "matches", "held", "results", "reclaimed"]
+    rows = [
+        [
+            n.node_id,
+            n.address,
+            f"{time.time() - n.heartbeat_at.ToNanoseconds() / 1e9:.1f}s",
+            n.connected_bots,
+            n.active_matches,
+            n.held_matches,
+            n.results_stored,
+            n.reclaimed,
+        ]
+        for n in nodes
+    ]
+    _print_rows(header, rows)
     return 0
 
 

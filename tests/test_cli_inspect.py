@@ -171,3 +171,5 @@ async def test_a_one_match_league_says_match_and_league_watch_prints_json_lines(
     assert polls and polls[-1]["league_id"] == league_id and polls[-1]["progress"]["done"] == 1
     board = await run("leaderboard", league_id, "--server", arena.address)
     assert "1 of 1 match," in board.stdout and "matches," not in board.stdout.splitlines()[0]
+    lines = board.stdout.splitlines()  # piped: the title, then tab-separated lines, no table drawing
+    assert lines[1].split("\t")[:3] == ["#", "bot", "rating"] and len(lines) == 4 and "─" not in board.stdout
