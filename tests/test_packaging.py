@@ -55,9 +55,10 @@ def test_the_base_install_has_no_server_dependencies_and_its_arena_works_or_name
     assert arena(base_install, "--version").returncode == 0
     demo = arena(base_install, "demo")
     assert demo.returncode == 0, demo.stderr
-    down = arena(base_install, "matches", "--server", "127.0.0.1:1")
-    assert down.returncode == 1 and "no arena is listening" in down.stderr
-    for command in (["serve"], ["run"], ["leaderboard", "L1", "--server", "127.0.0.1:1"], ["loadtest"]):
+    for client in (["matches"], ["leaderboard", "L1"], ["nodes"], ["match", "show", "m1"]):  # piped: no rich needed
+        down = arena(base_install, *client, "--server", "127.0.0.1:1")
+        assert down.returncode == 1 and "no arena is listening" in down.stderr, (client, down.stderr)
+    for command in (["serve"], ["run"], ["loadtest"]):
         result = arena(base_install, *command)
         assert result.returncode == 1, (command, result.stderr)
         assert "Traceback" not in result.stderr and "ModuleNotFoundError" not in result.stderr, command
