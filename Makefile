@@ -63,8 +63,8 @@ buf-breaking: $(STAMP) ## Fail if the wire contract breaks clients of the last r
 proto-release: $(STAMP) ## Record the current wire contract as the released one that buf-breaking checks against
 	$(BIN)/buf build -o proto/released.binpb
 
-test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute)
-	$(BIN)/pytest -q -m "not slow" tests/games tests/league tests/wire tests/referee
+test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute: one worker a core)
+	$(BIN)/pytest -q -n 2 -m "not slow" tests/games tests/league tests/wire tests/referee
 
 chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the store's host crashing mid-league
 	$(PY) benchmarks/chaos.py
