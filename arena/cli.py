@@ -53,11 +53,14 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from arena.errors import GameSetupError
     from arena.play import PlayerError, play_local
+    from arena.wire.common import options_from_proto
 
     try:
-        play_local(sys.stdout, args.game, args.players, seed=args.seed)
-    except PlayerError as error:
+        options = options_from_proto(dict(args.option))
+        play_local(sys.stdout, args.game, args.players, seed=args.seed, options=options)
+    except (PlayerError, GameSetupError) as error:
         raise OperatorError(str(error)) from None
     return 0
 
@@ -709,6 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="in seat order: path/to/bot.py[:Class], module:Class, or a built-in",
     )
     play.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the match seed (default %(default)s)")
+    _rules_options(play)
     play.set_defaults(handler=_play)
 
     conf = sub.add_parser("conformance", help="check a rules engine against conformance case files")

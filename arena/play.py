@@ -10,7 +10,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -95,8 +95,11 @@ def load_player(spec: str, game: str, seed: int) -> Any:
     return SdkSeat(classes[0](), spec)
 
 
-def play_local(out: TextIO, game: str, players: Sequence[str], seed: int = 1) -> Any:
-    """Play one match of ``game`` between ``players`` in this process, print it, and return its outcome."""
+def play_local(
+    out: TextIO, game: str, players: Sequence[str], seed: int = 1, options: Mapping[str, Any] | None = None
+) -> Any:
+    """Play one match of ``game`` (with its rules ``options``) between ``players`` in this process,
+    print it, and return its outcome."""
     entry = catalogue.entry(game)
     rules, printer = entry.rules, entry.printer
     if len(players) not in rules.player_counts:
@@ -104,7 +107,7 @@ def play_local(out: TextIO, game: str, players: Sequence[str], seed: int = 1) ->
         raise PlayerError(f"{game} is for {counts.start} to {counts.stop - 1} players, not {len(players)}")
     seats = [load_player(spec, game, seed * 10 + index) for index, spec in enumerate(players)]
     print(", ".join(f"seat {seat}: {name}" for seat, name in enumerate(players)) + f"; seed {seed}", file=out)
-    state = rules.initial_state(len(seats), seed)
+    state = rules.initial_state(len(seats), seed, dict(options or {}))
     for line in printer.describe_start(state):
         print(line, file=out)
     sequence = 0

@@ -60,3 +60,12 @@ def test_a_player_that_is_not_one_is_a_usage_error(tmp_path: Path) -> None:
     assert result.returncode == 2 and "no bot file 'nothere.py'" in result.stderr and "Traceback" not in result.stderr
     unknown = play("randm", "random", cwd=tmp_path)
     assert unknown.returncode == 2 and "unknown player 'randm'" in unknown.stderr
+
+
+def test_rules_options_reach_the_local_match_and_a_bad_one_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text(BOT)
+    grey = play("--game", "azul", "--option", "wall=grey", "mybot.py", "random", cwd=tmp_path)
+    assert grey.returncode == 0, grey.stderr
+    assert "not a legal action" not in grey.stdout and ":" in grey.stdout
+    bad = play("--game", "azul", "--option", "wall=purple", "mybot.py", "random", cwd=tmp_path)
+    assert bad.returncode == 2 and "purple" in bad.stderr and "Traceback" not in bad.stderr
