@@ -9,7 +9,7 @@ PY := $(BIN)/python
 
 .DEFAULT_GOAL := help
 
-.PHONY: help setup system-deps run demo test test-fast chaos check fmt lint typecheck proto proto-check buf-lint buf-breaking proto-release pytest bench golden conformance clean
+.PHONY: help setup system-deps run demo test test-fast chaos check alert-rules fmt lint typecheck proto proto-check buf-lint buf-breaking proto-release pytest bench golden conformance clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -29,7 +29,7 @@ run: $(STAMP) ## The main job: an arena, starter bots, a league with a live prog
 demo: $(STAMP) ## One readable in-process match between built-in bots, turn by turn (GAME=coloretto for another)
 	$(BIN)/arena demo $(if $(GAME),--game $(GAME))
 
-test: $(STAMP) system-deps check pytest ## The whole suite: format, lint, types, proto, tests
+test: $(STAMP) system-deps check alert-rules pytest ## The whole suite: format, lint, types, proto, alert rules, tests
 
 system-deps: ## The Debian packages the suite uses (Redis 7, gRPC C++), installed when missing
 	scripts/install-system-deps.sh
@@ -40,6 +40,9 @@ check: $(STAMP) ## Static checks only: format, lint, types
 	$(BIN)/mypy
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against proto/released.binpb
+
+alert-rules: ## Check the Prometheus alerting rules and run their unit tests (promtool: make system-deps)
+	cd deploy/prometheus && promtool check rules alerts.yml && promtool test rules alerts.test.yml
 
 fmt: $(STAMP) ## Format and auto-fix
 	$(BIN)/ruff format .
@@ -60,8 +63,8 @@ buf-breaking: $(STAMP) ## Fail if the wire contract breaks clients of the last r
 proto-release: $(STAMP) ## Record the current wire contract as the released one that buf-breaking checks against
 	$(BIN)/buf build -o proto/released.binpb
 
-test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute)
-	$(BIN)/pytest -q -m "not slow" tests/games tests/league tests/wire tests/referee
+test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute: one worker a core)
+	$(BIN)/pytest -q -n 2 -m "not slow" tests/games tests/league tests/wire tests/referee
 
 chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the store's host crashing mid-league
 	$(PY) benchmarks/chaos.py
@@ -94,9 +97,9 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 golden: $(STAMP) ## Regenerate the golden playthrough files in tests/games/golden/
 	$(PY) -m tests.games.golden --write
 
-conformance: $(STAMP) ## Check every game's engine against its shared conformance files (../shared/conformance/GAME/)
+conformance: $(STAMP) ## Check every game's engine against its public case files (docs/conformance/GAME/)
 	@for game in $$($(PY) -c 'from arena import catalogue; print(*catalogue.names())'); do \
-		$(BIN)/arena conformance $$game ../shared/conformance/$$game/*.json || exit 1; \
+		$(BIN)/arena conformance $$game || exit 1; \
 	done
 
 clean: ## Remove the virtual environment and caches

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import grpc
-from rich import box
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
 from arena.catalogue import DEFAULT_GAME
 from arena.v1 import (
@@ -26,6 +23,11 @@ from arena.v1 import (
     registry_pb2_grpc,
 )
 from arena.wire.common import duration_to_proto
+
+if TYPE_CHECKING:  # rich is the server extra's: loaded only by the commands that draw with it
+    from rich.console import Console
+    from rich.table import Table
+from arena.wording import counted
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -102,18 +104,14 @@ def play_match(
         )
         if seed is not None:
             request.seed = seed
-        try:
-            match_id = stub.StartMatch(request, metadata=_metadata(admin_token)).match_id
-        except grpc.RpcError as error:
-            print(f"arena match: {error.details()}", file=out)
-            return 1
+        match_id = stub.StartMatch(request, metadata=_metadata(admin_token)).match_id
         print(f"match {match_id} started", file=out)
         outcome = None
         for event in stub.WatchMatch(match_pb2.WatchMatchRequest(match_id=match_id)):
             if event.WhichOneof("event") == "outcome":
                 outcome = event.outcome
         if outcome is None:
-            print("the match ended without an outcome", file=out)
+            print(f"arena match: match {match_id} ended without an outcome", file=sys.stderr)
             return 1
         termination = common_pb2.Termination.Name(outcome.termination).removeprefix("TERMINATION_").lower()
         print(f"result ({termination}):", file=out)
@@ -195,6 +193,15 @@ def watch_league(
 ) -> league_pb2.League:
     """Show a live progress bar until every match of the league has its result, or it is cancelled;
     ``check`` is called with the league at every poll and may raise to stop watching."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     with channel(address, tls) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
@@ -215,7 +222,9 @@ def watch_league(
                 if p.total and p.done >= p.total:
                     return league
                 if league.state == league_pb2.LEAGUE_STATE_CANCELLED:
-                    progress.update(task, detail=f"cancelled: {p.cancelled} matches not played, running {p.running}")
+                    progress.update(
+                        task, detail=f"cancelled: {counted(p.cancelled, 'match')} not played, running {p.running}"
+                    )
                     return league
                 if check is not None:
                     check(league)
@@ -223,40 +232,80 @@ def watch_league(
                 league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
 
 
-def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
-    """The league table, readable."""
+def follow_league(
+    address: str, league_id: str, tls: ClientTls | None = None, poll_seconds: float = 0.5
+) -> Iterator[league_pb2.League]:
+    """The league at every poll, until every match has its result or it is cancelled."""
+    with channel(address, tls) as ch:
+        stub = league_pb2_grpc.LeagueServiceStub(ch)
+        while True:
+            league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
+            yield league
+            p = league.progress
+            if (p.total and p.done >= p.total) or league.state == league_pb2.LEAGUE_STATE_CANCELLED:
+                return
+            time.sleep(poll_seconds)
+
+
+LEADERBOARD_COLUMNS = (
+    ("#", "right"), ("bot", "left"), ("rating", "right"), ("95% interval", "center"),
+    ("matches", "right"), ("wins", "right"), ("points", "right"), ("avg score", "right"),
+    ("timeouts", "right"), ("forfeits", "right"),
+)  # fmt: skip
+
+
+def leaderboard_title(response: league_pb2.GetLeaderboardResponse) -> str:
+    """The league table's title: its name, progress and players a match."""
     league = response.league
     p = league.progress
     cancelled = (
-        f", cancelled ({p.cancelled} matches not played)" if league.state == league_pb2.LEAGUE_STATE_CANCELLED else ""
+        f", cancelled ({counted(p.cancelled, 'match')} not played)"
+        if league.state == league_pb2.LEAGUE_STATE_CANCELLED
+        else ""
     )
+    return (
+        f"{league.spec.name or league.league_id}: {p.done} of {counted(p.total, 'match')}{cancelled}, "
+        f"{league.spec.players_per_match} players a match"
+    )
+
+
+def leaderboard_rows(response: league_pb2.GetLeaderboardResponse) -> list[list[str]]:
+    """The league table's rows, as text, in the order of ``LEADERBOARD_COLUMNS``."""
+    rows = []
+    for e in response.entries:
+        mark = "?" if e.provisional else ""
+        rows.append(
+            [
+                str(e.rank) if e.rated else "-",
+                e.bot_name,
+                f"{e.rating:.0f}{mark}" if e.rated else "unrated",
+                f"{e.rating_low:.0f} - {e.rating_high:.0f}" if e.rated else "",
+                str(e.matches),
+                str(e.wins),
+                f"{e.points:.1f}",
+                f"{e.average_score:.1f}",
+                str(e.timeouts),
+                str(e.forfeits),
+            ]
+        )
+    return rows
+
+
+def leaderboard_table(response: league_pb2.GetLeaderboardResponse) -> Table:
+    """The league table, readable."""
+    from rich import box
+    from rich.table import Table
+
     table = Table(
-        title=f"{league.spec.name or league.league_id}: {p.done} of {p.total} matches{cancelled}, "
-        f"{league.spec.players_per_match} players a match",
+        title=leaderboard_title(response),
         caption="rating: maximum likelihood (Bradley-Terry), Elo scale (rated bots average 1500), with its "
         "95% interval; ? provisional (under 20 matches); points: pairwise wins (draws 1/2)",
         box=box.SIMPLE_HEAD,
     )
-    for column, justify in (
-        ("#", "right"), ("bot", "left"), ("rating", "right"), ("95% interval", "center"),
-        ("matches", "right"), ("wins", "right"), ("points", "right"), ("avg score", "right"),
-        ("timeouts", "right"), ("forfeits", "right"),
-    ):  # fmt: skip
+    for column, justify in LEADERBOARD_COLUMNS:
         table.add_column(column, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    for e in response.entries:
-        mark = "?" if e.provisional else ""
-        table.add_row(
-            str(e.rank) if e.rated else "-",
-            e.bot_name,
-            f"{e.rating:.0f}{mark}" if e.rated else "unrated",
-            f"{e.rating_low:.0f} - {e.rating_high:.0f}" if e.rated else "",
-            str(e.matches),
-            str(e.wins),
-            f"{e.points:.1f}",
-            f"{e.average_score:.1f}",
-            str(e.timeouts),
-            str(e.forfeits),
-        )
+    for row in leaderboard_rows(response):
+        table.add_row(*row)
     return table
 
 

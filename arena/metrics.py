@@ -7,17 +7,42 @@ figures belong in the leaderboard API.
 
 from __future__ import annotations
 
+import inspect
+import platform
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+import prometheus_client
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    Info,
+    PlatformCollector,
+    ProcessCollector,
+    start_http_server,
+)
 
+from arena import __version__, catalogue
 from arena.games.base import Termination
+from arena.service.limits import HelloRefusal
+from arena.v1 import bot_pb2, ladder_pb2, league_pb2, match_pb2, node_pb2, registry_pb2
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OVERHEAD_BUCKETS = tuple(round(1e-5 * 1.25**k, 8) for k in range(52))
 """10 µs to about 1 s, 25% apart: fine enough to read a p50 and a p99 of the referee's own overhead."""
+FAULTS = ("timeout", "invalid", "illegal", "disconnected", "forfeited")
+"""Why a fallback action was played (the ``fault`` label)."""
+CLIENT_ERRORS = ("ping_flood",)
+"""Why a bot stream was ended for abuse (the ``kind`` label)."""
+SERVICES = tuple(
+    service for module in (bot_pb2, match_pb2, league_pb2, ladder_pb2, registry_pb2, node_pb2)
+    for service in module.DESCRIPTOR.services_by_name.values()
+)  # fmt: skip
+"""The arena's gRPC services, whose methods' call counters start at zero."""
 DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
 
@@ -25,8 +50,16 @@ class ArenaMetrics:
     """The node's metrics in their own registry (tests make a fresh one each)."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
         self.registry = registry or CollectorRegistry()
         r = self.registry
+        if r is not prometheus_client.REGISTRY:  # the default registry has them already
+            ProcessCollector(registry=r)
+            PlatformCollector(registry=r)
+            GCCollector(registry=r)
+        Info("arena_build", "The arena version this node runs.", registry=r).info(
+            {"version": __version__, "python": platform.python_version()}
+        )
         self.matches_started = Counter("arena_matches_started_total", "Matches started.", ["game"], registry=r)
         self.matches_finished = Counter(
             "arena_matches_finished_total", "Matches finished, by how they ended.", ["game", "termination"], registry=r
@@ -73,6 +106,35 @@ class ArenaMetrics:
         self.grpc_errors = Counter(
             "arena_grpc_errors_total", "gRPC calls that ended with an error status.", ["method", "code"], registry=r
         )
+        self.grpc_calls = Counter(
+            "arena_grpc_calls_total",
+            "gRPC calls that ended, by service, method and status code (OK included): error ratios.",
+            ["service", "method", "code"],
+            registry=r,
+        )
+        self._start_at_zero()
+
+    def _start_at_zero(self) -> None:
+        """Every counter's known label values, at 0 from the start (panels show 0, not "No data")."""
+        for game in catalogue.names():
+            self.matches_started.labels(game)
+            self.match_duration.labels(game)
+            self.decision_latency.labels(game)
+            self.decisions.labels(game)
+            self.timeouts.labels(game)
+            for termination in Termination:
+                self.matches_finished.labels(game, termination.value)
+            for fault in FAULTS:
+                self.rejections.labels(game, fault)
+            for kind in ("invalid", "illegal"):
+                self.illegal_actions.labels(game, kind)
+        for reason in HelloRefusal:
+            self.hello_refused.labels(reason.value)
+        for kind in CLIENT_ERRORS:
+            self.client_errors.labels(kind)
+        for service in SERVICES:
+            for method in service.methods:
+                self.grpc_calls.labels(service.full_name, method.name, "OK")
 
     # -- the referee's MatchMetrics protocol ------------------------------------------------------
 
@@ -133,15 +195,16 @@ class ErrorCountingInterceptor(grpc.aio.ServerInterceptor):
         handler: Any = await continuation(handler_call_details)
         if handler is None:
             return None
-        method = str(handler_call_details.method).rsplit("/", 1)[-1]
-        errors = self.metrics.grpc_errors
+        service, _, method = str(handler_call_details.method).lstrip("/").rpartition("/")
+        errors, calls = self.metrics.grpc_errors, self.metrics.grpc_calls
 
-        def count(context: Any, failed: bool) -> None:
+        def count(context: Any, failed: bool, errors_too: bool = True) -> None:
             code = context.code()
             if code is None and failed:
                 code = grpc.StatusCode.UNKNOWN
-            if code is not None and code != grpc.StatusCode.OK:
-                name = code.name if isinstance(code, grpc.StatusCode) else str(code)
+            name = "OK" if code is None else code.name if isinstance(code, grpc.StatusCode) else str(code)
+            calls.labels(service, method, name).inc()
+            if errors_too and name != "OK":
                 errors.labels(method, name).inc()
 
         if handler.unary_unary is not None:
@@ -173,5 +236,21 @@ class ErrorCountingInterceptor(grpc.aio.ServerInterceptor):
 
             return grpc.unary_stream_rpc_method_handler(
                 unary_stream, handler.request_deserializer, handler.response_serializer
+            )
+        if handler.stream_stream is not None and inspect.iscoroutinefunction(handler.stream_stream):
+            # The bot stream writes through its context: wrapping the call (not its messages) adds
+            # nothing to the hot path. Its errors are counted by its servicer (grpc_error).
+            inner_ss = handler.stream_stream
+
+            async def stream_stream(requests: Any, context: Any) -> None:
+                failed = True
+                try:
+                    await inner_ss(requests, context)
+                    failed = False
+                finally:
+                    count(context, failed, errors_too=False)
+
+            return grpc.stream_stream_rpc_method_handler(
+                stream_stream, handler.request_deserializer, handler.response_serializer
             )
         return handler  # type: ignore[no-any-return]

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The Debian packages the test suite uses beyond the language toolchains: a Redis 7 server (the
-# external-Redis tests), the gRPC C++ toolchain (the C++ starter kit) and Chromium (the web site's
-# browser tests drive /usr/bin/chromium with Playwright, which never downloads a browser). Installs
+# external-Redis tests), the gRPC C++ toolchain (the C++ starter kit), Chromium (the web site's
+# browser tests drive /usr/bin/chromium with Playwright, which never downloads a browser) and promtool
+# (prometheus: the alerting rules' checks and unit tests). Installs
 # only what is missing; as root it uses apt-get, otherwise it says what to install and carries on (the tests
 # that need a missing package then fail with a clear message).
 set -euo pipefail
 
 packages=(redis-server protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev pkg-config
-          cmake ninja-build g++ libgtest-dev chromium)
+          cmake ninja-build g++ libgtest-dev chromium prometheus)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

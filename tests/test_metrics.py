@@ -67,3 +67,44 @@ async def test_the_metrics_endpoint_serves_the_text_format(arena: Arena) -> None
     )
     names = {family.name for family in text_string_to_metric_families(text)}
     assert {"arena_matches_started", "arena_decision_latency_seconds", "arena_queue_depth"} <= names
+
+
+async def test_a_fresh_node_exposes_zeros_build_info_process_metrics_and_no_created_series(arena: Arena) -> None:
+    assert arena.node.metrics is not None
+    text = generate_latest(arena.node.metrics.registry).decode()
+    assert "_created" not in text
+    values = samples(text)
+    from arena import __version__, catalogue
+
+    for game in catalogue.names():
+        assert values[("arena_matches_started_total", (("game", game),))] == 0
+        assert values[("arena_timeouts_total", (("game", game),))] == 0
+        assert values[("arena_matches_finished_total", (("game", game), ("termination", "normal")))] == 0
+        assert values[("arena_rejections_total", (("fault", "timeout"), ("game", game)))] == 0
+        assert values[("arena_illegal_actions_total", (("game", game), ("kind", "illegal")))] == 0
+    assert values[("arena_hello_refused_total", (("reason", "bad_token"),))] == 0
+    assert values[("arena_client_errors_total", (("kind", "ping_flood"),))] == 0
+    info = [labels for (name, labels) in values if name == "arena_build_info"]
+    assert info and ("version", __version__) in info[0]
+    assert ("process_cpu_seconds_total", ()) in values and ("process_resident_memory_bytes", ()) in values
+    assert any(name == "python_info" for name, _ in values)
+
+
+async def test_grpc_calls_are_counted_by_service_method_and_code(arena: Arena) -> None:
+    assert arena.node.metrics is not None
+    stub = registry_pb2_grpc.RegistryServiceStub(arena.channel)
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        await stub.RegisterBot(registry_pb2.RegisterBotRequest(name="nope"))
+    await arena.register("yes")
+    await arena.connect("bot1")
+    await asyncio.sleep(0.05)
+    values = samples(generate_latest(arena.node.metrics.registry).decode())
+
+    def calls(service: str, method: str, code: str) -> float:
+        key = ("arena_grpc_calls_total", (("code", code), ("method", method), ("service", service)))
+        return values[key]
+
+    assert calls("arena.v1.RegistryService", "RegisterBot", "PERMISSION_DENIED") == 1
+    assert calls("arena.v1.RegistryService", "RegisterBot", "OK") == 2
+    assert calls("arena.v1.MatchService", "ListMatches", "OK") == 0  # known methods start at zero
+    assert calls("arena.v1.BotService", "Connect", "OK") == 0  # the bot's stream is still open

@@ -12,7 +12,7 @@ from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo, LeagueState
 from arena.service.sessions import Outgoing, ProtocolError, Relayed
-from arena.store.match_index import MatchInfo
+from arena.store.match_index import MatchInfo, Phase
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
 
@@ -160,18 +160,28 @@ def record_to_proto(record: MatchRecord, arena_version: str) -> match_pb2.MatchR
     )
 
 
+SUMMARY_STATES = {
+    Phase.PENDING: match_pb2.MATCH_STATE_PENDING,
+    Phase.RUNNING: match_pb2.MATCH_STATE_RUNNING,
+    Phase.FINISHED: match_pb2.MATCH_STATE_FINISHED,
+}
+
+
 def summary_to_proto(info: MatchInfo) -> match_pb2.MatchSummary:
     """One line of a match list."""
     summary = match_pb2.MatchSummary(
         match_id=info.match_id,
         game=info.game,
-        state=match_pb2.MATCH_STATE_RUNNING if info.running else match_pb2.MATCH_STATE_FINISHED,
+        state=SUMMARY_STATES[info.phase],
         bot_names=info.players,
         options=wire_common.options_to_proto(info.options),
         time_control=time_control_to_proto(info.time_control),
-        started_at=timestamp(info.started_at),
+        created_at=timestamp(info.queued_at),
+        league_id=info.league_id,
         ladder_id=info.ladder_id,
     )
+    if info.started_at:
+        summary.started_at.CopyFrom(timestamp(info.started_at))
     if info.outcome is not None:
         summary.outcome.CopyFrom(outcome_to_proto(info.outcome))
     if info.ended_at:

@@ -35,9 +35,10 @@ from arena.service.limits import (
     TokenBucket,
     peer_address,
 )
-from arena.service.matches import MATCH_ID, ListPosition
+from arena.service.listing import ListPosition, MatchLister
+from arena.service.matches import MATCH_ID
 from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive, TooManyErrorsError
-from arena.store.match_index import MatchQuery
+from arena.store.match_index import MatchQuery, Phase
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
@@ -64,6 +65,15 @@ SWEEPS = 4
 """Keep-alive checks per keep-alive interval."""
 RECHECK_BATCH = 256
 """Tokens checked again at once."""
+START_WAIT_SECONDS = 30.0
+"""The longest StartMatch waits for a busy bot's free slot (never past the call's deadline)."""
+DEADLINE_MARGIN_SECONDS = 0.25
+"""How long before the call's deadline StartMatch stops waiting, to answer in time."""
+STATES = {
+    match_pb2.MATCH_STATE_RUNNING: Phase.RUNNING,
+    match_pb2.MATCH_STATE_PENDING: Phase.PENDING,
+    match_pb2.MATCH_STATE_FINISHED: Phase.FINISHED,
+}
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -362,9 +372,12 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
                 )
             seal = f"start:{request.seal}"  # never a league's deal id
         await self.node.registry.check_plays(request.bot_names, request.game)
-        match_id = await self.node.matches.start(
+        remaining = context.time_remaining()
+        wait = START_WAIT_SECONDS if remaining is None else min(START_WAIT_SECONDS, remaining - DEADLINE_MARGIN_SECONDS)
+        match_id = await self.node.matches.start_when_free(
             request.game,
             list(request.bot_names),
+            max(0.0, wait),
             seed=request.seed if request.HasField("seed") else None,
             options=wire_common.options_from_proto(request.options),
             time_control=tc,
@@ -390,26 +403,34 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         """Running and recent matches, newest first, filtered."""
         page_size = min(request.page_size or 50, MAX_PAGE_SIZE)
         after = ListPosition.parse(request.page_token) if request.page_token else None
-        states = {match_pb2.MATCH_STATE_RUNNING: True, match_pb2.MATCH_STATE_FINISHED: False}
-        if request.ladder_id and (request.game or request.bot_name):
+        if request.ladder_id and (request.game or request.bot_name or request.league_id):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"ladder_id {echo(request.ladder_id)} is a filter of its own: give game and bot_name empty with it",
+                f"ladder_id {echo(request.ladder_id)} is a filter of its own: leave game, bot_name and league_id empty",
             )
-        query = MatchQuery(request.game, request.bot_name, states.get(request.state), request.ladder_id)
-        infos = await self.node.matches.summaries(query, after, page_size + 1)
-        page = infos[:page_size]
-        more = len(infos) > page_size
+        query = MatchQuery(
+            request.game,
+            request.bot_name,
+            STATES.get(request.state),
+            league=request.league_id,
+            ladder=request.ladder_id,
+        )
+        page, following = await self._lister().page(query, after, page_size)
         return match_pb2.ListMatchesResponse(
             matches=[convert.summary_to_proto(info) for info in page],
-            next_page_token=ListPosition.after(page[-1]).token() if more else "",
+            next_page_token=following.token() if following is not None else "",
         )
+
+    def _lister(self) -> MatchLister:
+        return MatchLister(self.node.matches, self.node.leagues)
 
     async def WatchMatch(  # noqa: N802
         self, request: match_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[match_pb2.WatchMatchResponse]:
-        """Public events of a match: no hand ever, choices only after the reveal."""
+        """Its summary, then public events of a match: no hand ever, choices only after the reveal."""
         try:
+            summary = await self.node.matches.summary(request.match_id)
+            yield match_pb2.WatchMatchResponse(summary=convert.summary_to_proto(await self._lister().dated(summary)))
             async for event in self.node.matches.watch(request.match_id):
                 for message in convert.event_to_proto(event):
                     yield message

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import bisect
 import contextlib
 import dataclasses
 import logging
-import math
 import re
 import secrets
 import uuid
@@ -50,9 +48,18 @@ class BotAbsentError(BotUnavailableError):
 _REMOTE_ERRORS: dict[str, type[ArenaError]] = {
     "BotUnavailableError": BotUnavailableError,
     "BotAbsentError": BotUnavailableError,  # it names the bot in its text already
+    "BotBusyError": BotUnavailableError,
     "GameSetupError": GameSetupError,
 }
 """The errors another node may answer a passed-on start with, by class name."""
+
+
+class BotBusyError(BotUnavailableError):
+    """A bot named for a match plays as many matches as it asked for; a slot frees when one ends."""
+
+    def __init__(self, bot: str, why: str) -> None:
+        super().__init__(f"bot {bot[:80]!r} has no free match slot: {why}")
+        self.bot = bot
 
 
 class MatchNotFoundError(ArenaError, KeyError):
@@ -66,44 +73,8 @@ class InvalidPageTokenError(ArenaError, ValueError):
     """A page token that no list gave (mapped to INVALID_ARGUMENT)."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class ListPosition:
-    """Where a match list stands, as an opaque page token: in the running part or the finished
-    part, and the (time, match id) of the last summary given."""
-
-    running: bool
-    position: tuple[float, str]
-
-    @classmethod
-    def after(cls, info: MatchInfo) -> ListPosition:
-        """The position just past ``info``."""
-        return cls(info.running, info.position)
-
-    def token(self) -> str:
-        """The opaque page token."""
-        text = f"{'r' if self.running else 'f'}:{self.position[0]!r}:{self.position[1]}"
-        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-
-    @classmethod
-    def parse(cls, token: str) -> ListPosition:
-        """Read :meth:`token` back; ``InvalidPageTokenError`` names a token that is not one."""
-        try:
-            text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-            phase, stamp, match_id = text.split(":", 2)
-            moment = float(stamp)
-        except (ValueError, UnicodeError) as error:
-            raise InvalidPageTokenError(_bad_token(token)) from error
-        if phase not in ("r", "f") or not math.isfinite(moment) or not MATCH_ID.fullmatch(match_id):
-            raise InvalidPageTokenError(_bad_token(token))
-        return cls(phase == "r", (moment, match_id))
-
-
 MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 """What a match id looks like (a uuid hex, or a league's ``L1234abcd.00042``)."""
-
-
-def _bad_token(token: str) -> str:
-    return f"invalid page token {token[:40]!r}: pass the next_page_token of the previous ListMatches answer"
 
 
 class MatchNotFinishedError(ArenaError):
@@ -230,6 +201,25 @@ class MatchManager:
         self._chores: set[asyncio.Task[None]] = set()
         self._seals: dict[str, list[int]] = {}
         """Seals that release themselves: seal -> [matches it holds, matches ended so far]."""
+        self._ended = asyncio.Event()
+        """Set (then replaced) each time a match of this node ends: a slot may have freed."""
+
+    async def start_when_free(self, game_name: str, bots: Sequence[str], wait_seconds: float, **kwargs: Any) -> str:
+        """``start``, waiting up to ``wait_seconds`` for a busy bot's free slot (a match of this
+        node ending, or every half second for slots held through other nodes); then the
+        ``BotBusyError`` of the last try."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_seconds
+        while True:
+            ended = self._ended
+            try:
+                return await self.start(game_name, bots, **kwargs)
+            except BotBusyError:
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    raise
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ended.wait(), min(remaining, 0.5))
 
     async def start(
         self,
@@ -274,7 +264,7 @@ class MatchManager:
             if game_name not in session.games:
                 raise BotUnavailableError(f"bot {name!r} does not play {game_name}")
             if session.free_slots < wanted:
-                raise BotUnavailableError(f"bot {name!r} has no free match slot ({session.capacity} at once)")
+                raise BotBusyError(name, f"it plays {session.capacity} at once")
         homes = set(elsewhere.values())
         if (
             anywhere
@@ -306,7 +296,7 @@ class MatchManager:
             if verdict is Slots.ABSENT:
                 raise BotAbsentError(bot)
             if verdict is Slots.BUSY:
-                raise BotUnavailableError(f"bot {bot!r} has no free match slot: it plays as many as it asked for")
+                raise BotBusyError(bot, "it plays as many as it asked for")
         seats: list[RemoteSeat | RelaySeat] = []
         for index, name in enumerate(bots):
             if name in elsewhere and self.relay is not None:
@@ -359,6 +349,8 @@ class MatchManager:
             if self.slots is not None:
                 self._chore(self.slots.release(setup.match_id, setup.players))
             running = self.running.pop(setup.match_id, None)
+            self._ended.set()
+            self._ended = asyncio.Event()
             if running is not None:
                 for seat in running.seats:
                     seat.release()
@@ -408,28 +400,23 @@ class MatchManager:
             except asyncio.QueueFull:
                 running.watchers.remove(watcher)
 
-    async def summaries(self, query: MatchQuery, after: ListPosition | None, limit: int) -> list[MatchInfo]:
-        """Up to ``limit`` matches fitting ``query``, after ``after``: this node's running ones
-        (newest started first), then finished ones from the store's index (newest ended first).
+    def running_page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
+        """Up to ``limit`` of this node's running matches fitting ``query``, newest started first,
+        after ``after`` (bounded by its bots' capacity)."""
+        running = [
+            info for m in self.running.values() if query.fits(info := MatchInfo.of_record(m.match.record, running=True))
+        ]
+        running.sort(key=lambda info: info.position, reverse=True)
+        return [i for i in running if after is None or i.position < after][:limit]
 
-        The running part sorts this node's running matches (bounded by its bots' capacity); the
-        finished part reads one page of the store's index, whatever the store's size.
-        """
-        page: list[MatchInfo] = []
-        if query.running is not False and (after is None or after.running):
-            running = [
-                info
-                for m in self.running.values()
-                if query.fits(info := MatchInfo.of_record(m.match.record, running=True))
-            ]
-            running.sort(key=lambda info: info.position, reverse=True)
-            page = [i for i in running if after is None or i.position < after.position][:limit]
-            if len(page) == limit:
-                return page
-            after = None
-        if query.running is not True:
-            page += await self.store.page(query, after.position if after else None, limit - len(page))
-        return page
+    async def summary(self, match_id: str) -> MatchInfo:
+        """The summary of a match running here or finished, with the errors of ``watch``."""
+        running = self.running.get(match_id)
+        if running is None:
+            return MatchInfo.of_record(await self.record(match_id))
+        if running.seal is not None:
+            raise _sealed(match_id)
+        return MatchInfo.of_record(running.match.record, running=True)
 
     async def wait(self, match_id: str) -> MatchRecord:
         """Wait for a match to end and return its record."""

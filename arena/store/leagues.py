@@ -44,6 +44,7 @@ import redis.asyncio as aioredis
 
 from arena.league.aggregate import PairingAggregate, result_fields
 from arena.league.result import MatchResult, unique_results
+from arena.league.schedule import match_id as schedule_match_id
 from arena.store.redis_stores import PREFIX, key, text
 
 QUEUE_STREAM = key("queue", "matches")
@@ -242,6 +243,29 @@ class LeagueStore:
     async def league_ids(self, limit: int = 100) -> list[str]:
         """The most recent leagues, newest first."""
         return [text(i) for i in await self.r.zrevrange(key("leagues"), 0, limit - 1)]
+
+    async def created_at(self, league_ids: Sequence[str]) -> dict[str, float]:
+        """When each of these leagues was created (unknown ones are left out), in one round trip."""
+        if not league_ids:
+            return {}
+        scores = await self.r.zmscore(key("leagues"), list(league_ids))
+        return {i: float(s) for i, s in zip(league_ids, scores, strict=True) if s is not None}
+
+    async def queued(self, league_id: str, start: int, count: int) -> tuple[list[dict[str, Any]], int]:
+        """The scheduled matches among the league's indexes ``start`` to ``start + count - 1`` that
+        are still to be played and not being played (queued, or parked for an absent bot), in
+        schedule order; and the number of scheduled matches. Two round trips, ``count`` ids each."""
+        ids = [schedule_match_id(league_id, i) for i in range(start, start + count)]
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.hlen(self._key(league_id, "matches"))
+            pipe.smismember(self._key(league_id, "open"), ids)
+            pipe.smismember(self._key(league_id, "running"), ids)
+            total, is_open, is_running = await pipe.execute()
+        waiting = [m for m, o, r in zip(ids, is_open, is_running, strict=True) if o and not r and m]
+        if not waiting:
+            return [], int(total)
+        raw = await self.r.hmget(self._key(league_id, "matches"), waiting)
+        return [json.loads(r) for r in raw if r], int(total)
 
     async def active_ids(self) -> list[str]:
         """Leagues with matches still to be played."""

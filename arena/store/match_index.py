@@ -8,6 +8,7 @@ list reads one page of one index and never parses whole records.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import re
 from typing import Any
 
@@ -25,6 +26,23 @@ def ladder_of(match_id: str) -> str:
     return found.group(1) if found else ""
 
 
+class Phase(enum.Enum):
+    """Where a listed match is in its life; a list gives them in this order."""
+
+    RUNNING = "r"
+    PENDING = "p"
+    FINISHED = "f"
+
+
+def league_of(match_id: str) -> str:
+    """The league a match id belongs to ('' for an ad-hoc match): a league's matches are named
+    ``{league}.{index:05d}`` (scheduled) and ``{league}.{index:05d}.{run}`` (each run of it)."""
+    if ladder_of(match_id):
+        return ""
+    parts = match_id.split(".")
+    return parts[0] if len(parts) in (2, 3) and len(parts[1]) == 5 and parts[1].isdigit() else ""
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class MatchInfo:
     """One line of a match list."""
@@ -37,7 +55,24 @@ class MatchInfo:
     outcome: Outcome | None
     started_at: float
     ended_at: float
-    running: bool
+    phase: Phase = Phase.FINISHED
+    created_at: float = 0.0
+    """When it was queued (its league's creation); 0: its start."""
+
+    @property
+    def running(self) -> bool:
+        """Whether it is being played."""
+        return self.phase is Phase.RUNNING
+
+    @property
+    def league_id(self) -> str:
+        """Its league ('' for an ad-hoc match)."""
+        return league_of(self.match_id)
+
+    @property
+    def queued_at(self) -> float:
+        """When it was queued: its league's creation, else its start."""
+        return self.created_at or self.started_at
 
     @property
     def ladder_id(self) -> str:
@@ -46,7 +81,10 @@ class MatchInfo:
 
     @property
     def position(self) -> Position:
-        """Where this summary stands in a list: running ones by start, finished ones by end."""
+        """Where this summary stands in its phase: running ones by start, queued ones by their
+        league's creation, finished ones by end."""
+        if self.phase is Phase.PENDING:
+            return (self.created_at, self.match_id)
         return (self.started_at if self.running else self.ended_at, self.match_id)
 
     def to_dict(self) -> dict[str, Any]:
@@ -75,7 +113,6 @@ class MatchInfo:
             outcome_from_dict(outcome) if outcome else None,
             float(data["started_at"]),
             float(data["ended_at"]),
-            False,
         )
 
     @classmethod
@@ -90,7 +127,7 @@ class MatchInfo:
             record.outcome,
             record.started_at,
             record.ended_at,
-            running,
+            Phase.RUNNING if running else Phase.FINISHED,
         )
 
 
@@ -100,7 +137,8 @@ class MatchQuery:
 
     game: str = ""
     bot: str = ""
-    running: bool | None = None
+    phase: Phase | None = None
+    league: str = ""
     ladder: str = ""
     """A ladder's matches (never combined with game or bot: it has an index of its own)."""
 
@@ -110,17 +148,22 @@ class MatchQuery:
             (not self.ladder or info.ladder_id == self.ladder)
             and (not self.game or info.game == self.game)
             and (not self.bot or self.bot in info.players)
-            and (self.running is None or info.running == self.running)
+            and (self.phase is None or info.phase is self.phase)
+            and (not self.league or info.league_id == self.league)
         )
 
+    def wants(self, phase: Phase) -> bool:
+        """Whether matches in ``phase`` may fit."""
+        return self.phase is None or self.phase is phase
+
     def index_keys(self) -> tuple[str, ...]:
-        """The index that holds exactly the finished matches fitting the game and bot filters (or
-        the ladder's)."""
+        """The index that holds exactly the finished matches fitting the filters (or the ladder's).
+        A league has one game: with a league, the game filter is the caller's to check against it."""
         if self.ladder:
             return ("ladder", self.ladder)
-        game: tuple[str, ...] = ("game", self.game) if self.game else ()
+        first: tuple[str, ...] = ("league", self.league) if self.league else ("game", self.game) if self.game else ()
         bot: tuple[str, ...] = ("bot", self.bot) if self.bot else ()
-        return game + bot
+        return first + bot
 
 
 Position = tuple[float, str]
@@ -128,10 +171,16 @@ Position = tuple[float, str]
 
 
 def index_names(info: MatchInfo) -> list[tuple[str, ...]]:
-    """Every index a finished match is listed in: all, by game, by bot, by game and bot, by ladder."""
+    """Every index a finished match is listed in: all, by game, by bot, by game and bot, for a
+    league's match by league and by league and bot, and for a ladder's by ladder."""
     names: list[tuple[str, ...]] = [(), ("game", info.game)]
+    league = info.league_id
+    if league:
+        names.append(("league", league))
     for bot in sorted(set(info.players)):
         names += [("bot", bot), ("game", info.game, "bot", bot)]
+        if league:
+            names.append(("league", league, "bot", bot))
     if info.ladder_id:
         names.append(("ladder", info.ladder_id))
     return names

@@ -236,9 +236,12 @@ class ListMatchesRequest(_message.Message):
     BOT_NAME_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    LEAGUE_ID_FIELD_NUMBER: _builtins.int
     LADDER_ID_FIELD_NUMBER: _builtins.int
     state: Global___MatchState.ValueType
-    """Only matches in this state; unspecified = any state."""
+    """Only matches in this state; unspecified = any state. PENDING lists the queued matches of
+    leagues (a node without Redis has none).
+    """
     game: _builtins.str
     """Only matches of this game; empty = any game."""
     bot_name: _builtins.str
@@ -249,8 +252,12 @@ class ListMatchesRequest(_message.Message):
     """The next_page_token of a previous response with the same filters, to get the following page;
     empty = the first page. Opaque: anything else is INVALID_ARGUMENT.
     """
+    league_id: _builtins.str
+    """Only the matches of this league (League.league_id); empty = any match, ad-hoc ones included.
+    An unknown league lists nothing.
+    """
     ladder_id: _builtins.str
-    """Only matches of this ladder; empty = any match. Not combined with game or bot_name."""
+    """Only matches of this ladder; empty = any match. Not combined with game, bot_name or league_id."""
     def __init__(
         self,
         *,
@@ -259,11 +266,12 @@ class ListMatchesRequest(_message.Message):
         bot_name: _builtins.str = ...,
         page_size: _builtins.int = ...,
         page_token: _builtins.str = ...,
+        league_id: _builtins.str = ...,
         ladder_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "game", b"game", "ladder_id", b"ladder_id", "page_size", b"page_size", "page_token", b"page_token", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "game", b"game", "ladder_id", b"ladder_id", "league_id", b"league_id", "page_size", b"page_size", "page_token", b"page_token", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -445,6 +453,7 @@ class MatchSummary(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     STARTED_AT_FIELD_NUMBER: _builtins.int
     ENDED_AT_FIELD_NUMBER: _builtins.int
+    LEAGUE_ID_FIELD_NUMBER: _builtins.int
     LADDER_ID_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """The match."""
@@ -452,6 +461,8 @@ class MatchSummary(_message.Message):
     """The game, by registry name."""
     state: Global___MatchState.ValueType
     """Where the match is in its life."""
+    league_id: _builtins.str
+    """The league the match belongs to; empty for an ad-hoc match (StartMatch) or a ladder's."""
     ladder_id: _builtins.str
     """The ladder the match was played for; empty for any other match."""
     @_builtins.property
@@ -472,7 +483,9 @@ class MatchSummary(_message.Message):
 
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
-        """When the match was queued."""
+        """When the match was queued: its league's creation for a league match, its start for an ad-hoc
+        one.
+        """
 
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
@@ -495,11 +508,12 @@ class MatchSummary(_message.Message):
         created_at: _timestamp_pb2.Timestamp | None = ...,
         started_at: _timestamp_pb2.Timestamp | None = ...,
         ended_at: _timestamp_pb2.Timestamp | None = ...,
+        league_id: _builtins.str = ...,
         ladder_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "ended_at", b"ended_at", "outcome", b"outcome", "started_at", b"started_at", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_names", b"bot_names", "created_at", b"created_at", "ended_at", b"ended_at", "game", b"game", "ladder_id", b"ladder_id", "match_id", b"match_id", "options", b"options", "outcome", b"outcome", "started_at", b"started_at", "state", b"state", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_names", b"bot_names", "created_at", b"created_at", "ended_at", b"ended_at", "game", b"game", "ladder_id", b"ladder_id", "league_id", b"league_id", "match_id", b"match_id", "options", b"options", "outcome", b"outcome", "started_at", b"started_at", "state", b"state", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -62,8 +62,10 @@ class MatchServiceServicer:
     """
 
     def StartMatch(self, request, context):
-        """Queue a match between registered bots; returns its id at once (the match runs when its bots are
-        connected and a referee picks it up).
+        """Start a match between connected bots; returns its id once it runs. A bot already playing as
+        many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
+        matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
+        names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -78,7 +80,10 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Summaries of matches, newest first, filtered and paged.
+        """Summaries of matches, filtered then paged: running ones first (newest started first), then
+        queued league matches (PENDING; newest league first, each in the order it plays them), then
+        finished ones (newest ended first). A page may hold fewer than page_size summaries while
+        next_page_token is set (the server bounds the work of one call); keep paging until it is empty.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -42,15 +42,21 @@ class MatchServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> MatchServiceAsyncStub: ...
     StartMatch: _grpc.UnaryUnaryMultiCallable[_match_pb2.StartMatchRequest, _match_pb2.StartMatchResponse]
-    """Queue a match between registered bots; returns its id at once (the match runs when its bots are
-    connected and a referee picks it up).
+    """Start a match between connected bots; returns its id once it runs. A bot already playing as
+    many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
+    matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
+    names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once.
     """
     GetMatchRecord: _grpc.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
     match has not ended; NOT_FOUND for an unknown id.
     """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]
-    """Summaries of matches, newest first, filtered and paged."""
+    """Summaries of matches, filtered then paged: running ones first (newest started first), then
+    queued league matches (PENDING; newest league first, each in the order it plays them), then
+    finished ones (newest ended first). A page may hold fewer than page_size summaries while
+    next_page_token is set (the server bounds the work of one call); keep paging until it is empty.
+    """
     WatchMatch: _grpc.UnaryStreamMultiCallable[_match_pb2.WatchMatchRequest, _match_pb2.WatchMatchResponse]
     """A live stream of a match's public events: no hand and no choice before its reveal, ever."""
 
@@ -60,15 +66,21 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     StartMatch: _aio.UnaryUnaryMultiCallable[_match_pb2.StartMatchRequest, _match_pb2.StartMatchResponse]  # type: ignore[assignment]
-    """Queue a match between registered bots; returns its id at once (the match runs when its bots are
-    connected and a referee picks it up).
+    """Start a match between connected bots; returns its id once it runs. A bot already playing as
+    many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
+    matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
+    names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once.
     """
     GetMatchRecord: _aio.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]  # type: ignore[assignment]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
     match has not ended; NOT_FOUND for an unknown id.
     """
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]  # type: ignore[assignment]
-    """Summaries of matches, newest first, filtered and paged."""
+    """Summaries of matches, filtered then paged: running ones first (newest started first), then
+    queued league matches (PENDING; newest league first, each in the order it plays them), then
+    finished ones (newest ended first). A page may hold fewer than page_size summaries while
+    next_page_token is set (the server bounds the work of one call); keep paging until it is empty.
+    """
     WatchMatch: _aio.UnaryStreamMultiCallable[_match_pb2.WatchMatchRequest, _match_pb2.WatchMatchResponse]  # type: ignore[assignment]
     """A live stream of a match's public events: no hand and no choice before its reveal, ever."""
 
@@ -81,8 +93,10 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_pb2.StartMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_pb2.StartMatchResponse, _abc.Awaitable[_match_pb2.StartMatchResponse]]:
-        """Queue a match between registered bots; returns its id at once (the match runs when its bots are
-        connected and a referee picks it up).
+        """Start a match between connected bots; returns its id once it runs. A bot already playing as
+        many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
+        matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
+        names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once.
         """
 
     @_abc_1.abstractmethod
@@ -101,7 +115,11 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_pb2.ListMatchesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_pb2.ListMatchesResponse, _abc.Awaitable[_match_pb2.ListMatchesResponse]]:
-        """Summaries of matches, newest first, filtered and paged."""
+        """Summaries of matches, filtered then paged: running ones first (newest started first), then
+        queued league matches (PENDING; newest league first, each in the order it plays them), then
+        finished ones (newest ended first). A page may hold fewer than page_size summaries while
+        next_page_token is set (the server bounds the work of one call); keep paging until it is empty.
+        """
 
     @_abc_1.abstractmethod
     def WatchMatch(

@@ -27,11 +27,13 @@ from arena.league.result import MatchResult, unique_results
 from arena.node import ArenaNode
 from arena.service.auth import NotRegisteredForGameError
 from arena.service.leagues import LeagueInfo, LeaguesUnavailableError
-from arena.service.matches import ListPosition
-from arena.store.match_index import MatchInfo, MatchQuery
+from arena.service.listing import ListPosition, MatchLister
+from arena.store.match_index import MatchInfo, MatchQuery, Phase
 from arena.web.chart import Series
 from arena.web.frames import replay_steps, to_json
 
+PLAYED = (Phase.RUNNING, Phase.FINISHED)
+"""What the site lists: matches being played or played (not the queued ones of leagues)."""
 PAGE_SIZE = 25
 """Matches per page of the match list."""
 RECENT_LEAGUES = 20
@@ -91,7 +93,7 @@ class SiteData:
             }
             for e in catalogue.ENTRIES
         ]
-        running = await node.matches.summaries(MatchQuery(running=True), None, RUNNING_SHOWN)
+        running = node.matches.running_page(MatchQuery(), None, RUNNING_SHOWN)
         bots = sorted(node.hub.connected(), key=lambda s: s.name)[:BOTS_SHOWN]
         queue: dict[str, Any] | None = None
         leagues: list[dict[str, Any]] = []
@@ -177,7 +179,7 @@ class SiteData:
             raise NotFoundError(f"no bot {echo(name)}") from error
         session = self.node.hub.sessions.get(name)
         clients = await self.node.clients.clients(name)
-        recent = await self.node.matches.summaries(MatchQuery(bot=name), None, RECENT_MATCHES)
+        recent, _ = await self._lister().page(MatchQuery(bot=name), None, RECENT_MATCHES, PLAYED)
         boards: list[dict[str, Any]] = []
         series: list[Series] = []
         faults = Counter[str]()
@@ -225,15 +227,16 @@ class SiteData:
             raise BadFilterError("a filter value is at most 128 characters")
         if league:
             return await self._league_matches(league, game, bot, state, page)
-        running = {"": None, "running": True, "finished": False}[state]
+        phase = {"": None, "running": Phase.RUNNING, "finished": Phase.FINISHED}[state]
         after = ListPosition.parse(page) if page else None
-        infos = await self.node.matches.summaries(MatchQuery(game, bot, running), after, PAGE_SIZE + 1)
-        shown = infos[:PAGE_SIZE]
-        more = len(infos) > PAGE_SIZE
+        shown, following = await self._lister().page(MatchQuery(game, bot, phase), after, PAGE_SIZE, PLAYED)
         return {
             "matches": [match_json(i) for i in shown],
-            "next_page": ListPosition.after(shown[-1]).token() if more else "",
+            "next_page": following.token() if following is not None else "",
         }
+
+    def _lister(self) -> MatchLister:
+        return MatchLister(self.node.matches, self.node.leagues)
 
     async def _league_matches(self, league: str, game: str, bot: str, state: str, page: str) -> dict[str, Any]:
         """A league's matches: its running ones on this node, then its results (newest first), by offset."""

@@ -1,9 +1,11 @@
 """Run a bot from the command line: ``python -m arena_bot NAME --server HOST:PORT``.
 
 NAME is a starter bot (``random`` or ``heuristic``) or your own, as ``module:Class`` (the class is a
-``Bot`` subclass built with no arguments). The token comes from ``$ARENA_BOT_TOKEN`` (or the older
-``$ARENA_TOKEN``), from ``--token-file PATH``, or from ``--token VALUE``; the first two keep it out
-of the process's command line, which other local users can read. A token may start with '-'.
+``Bot`` subclass built with no arguments). The arena's address comes from ``--server`` (repeat it
+for fallbacks), else ``$ARENA_SERVER``, else 127.0.0.1:50051, as for ``arena bot``. The token comes
+from ``--token VALUE``, ``--token-file PATH``, or ``$ARENA_TOKEN`` (``$ARENA_BOT_TOKEN`` is its
+older alias); a file or the environment keeps it out of the process's command line, which other
+local users can read. A token may start with '-'.
 """
 
 from __future__ import annotations
@@ -38,16 +40,17 @@ def load_bot(name: str, seed: int | None = None, game: str | None = None) -> Bot
 
 def parser() -> argparse.ArgumentParser:
     """The command line."""
-    p = argparse.ArgumentParser(prog="python -m arena_bot", description=__doc__.split("\n\n")[0])
+    called = Path(sys.argv[0]).name
+    prog = called if called.startswith("arena-bot") else "python -m arena_bot"
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     p.add_argument("bot", metavar="NAME", help=f"{' or '.join(sorted(BOTS))}, or module:Class")
     p.add_argument(
         "--server",
         action="append",
-        required=True,
         metavar="HOST:PORT",
-        help="arena address; repeat to give fallbacks, tried in turn",
+        help=f"arena address; repeat to give fallbacks, tried in turn ($ARENA_SERVER; default {DEFAULT_SERVER})",
     )
-    p.add_argument("--token", help="the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)")
+    p.add_argument("--token", help="the bot's token (visible to local users: prefer $ARENA_TOKEN or --token-file)")
     p.add_argument("--token-file", metavar="PATH", help="read the bot's token from this file")
     p.add_argument("--tls", action="store_true", help="connect with TLS (system root certificates)")
     p.add_argument("--root-certs", metavar="FILE", help="PEM root certificates for TLS (implies --tls)")
@@ -64,7 +67,9 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-TOKEN_VARIABLES = ("ARENA_BOT_TOKEN", "ARENA_TOKEN")
+TOKEN_VARIABLES = ("ARENA_TOKEN", "ARENA_BOT_TOKEN")
+"""Where the token is looked for, in order: the documented one, then its older alias."""
+DEFAULT_SERVER = "127.0.0.1:50051"
 
 
 def joined_values(argv: Sequence[str], flags: Sequence[str]) -> list[str]:
@@ -96,13 +101,14 @@ def token_from(given: str | None, path: str | None) -> str:
     for variable in TOKEN_VARIABLES:
         if os.environ.get(variable):
             return os.environ[variable]
-    raise SystemExit("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token")
+    raise SystemExit("give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
     args = parser().parse_args(joined_values(sys.argv[1:] if argv is None else argv, ("--token",)))
     token = token_from(args.token, args.token_file)
+    servers = args.server or [os.environ.get("ARENA_SERVER") or DEFAULT_SERVER]
     if bool(args.client_cert) != bool(args.client_key):
         raise SystemExit("--client-cert and --client-key go together")
     logging.basicConfig(
@@ -120,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot.max_concurrent_matches = args.concurrency
     try:
         bot.run(
-            args.server,
+            servers,
             token,
             tls=args.tls,
             root_certificates=args.root_certs,

@@ -105,7 +105,7 @@ def test_a_missing_or_empty_token_file_is_one_clear_error(tmp_path: Path, monkey
     (tmp_path / "empty").write_text("\n")
     with pytest.raises(SystemExit, match="is empty"):
         main(["random", "--server", "127.0.0.1:1", "--token-file", str(tmp_path / "empty")])
-    with pytest.raises(SystemExit, match="ARENA_BOT_TOKEN"):
+    with pytest.raises(SystemExit, match=r"\$ARENA_TOKEN"):
         main(["random", "--server", "127.0.0.1:1"])
 
 
@@ -170,3 +170,25 @@ async def test_tls_with_a_root_certificate_file(tmp_path: Path) -> None:
 def test_stop_before_run_is_harmless() -> None:
     FirstLegal().stop()
     assert threading.active_count() >= 1
+
+
+async def test_the_server_and_token_come_from_arena_server_and_arena_token(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_SERVER", arena.address)  # no --server: as `arena bot` does
+    monkeypatch.setenv("ARENA_TOKEN", "-the-documented-one")
+    monkeypatch.setenv("ARENA_BOT_TOKEN", "-its-alias")
+    runner = asyncio.create_task(asyncio.to_thread(main, ["random"]))
+    peer = await arena.service.next_peer()
+    hello = await peer.recv_kind("hello")
+    peer.end(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+    assert await asyncio.wait_for(runner, STEP) == 2
+    assert hello.token == "-the-documented-one"
+
+
+def test_the_installed_command_prints_its_own_name() -> None:
+    script = Path(sys.executable).parent / "arena-bot"
+    result = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.startswith("usage: arena-bot ")
+    assert "default 127.0.0.1:50051" in result.stdout
+    assert "ARENA_SERVER" in result.stdout

@@ -1,0 +1,123 @@
+"""A match's whole life through MatchService: queued (PENDING), running, finished; listed by league;
+watched from its summary; started when a busy bot frees a slot."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+import pytest
+
+from arena.league.schedule import LeagueSpec
+from arena.referee.timecontrol import TimeControl
+from arena.service.leagues import LeagueService
+from arena.v1 import common_pb2, match_pb2
+from tests.grpc.harness import ADMIN_METADATA, Arena
+from tests.queue.harness import wait_done
+
+TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
+SLOW = TimeControl(decision_seconds=30.0, bank_seconds=30.0)
+
+
+async def list_all(arena: Arena, page_size: int, **filters: Any) -> list[match_pb2.MatchSummary]:
+    found: list[match_pb2.MatchSummary] = []
+    token = ""
+    for _ in range(200):
+        request = match_pb2.ListMatchesRequest(page_size=page_size, page_token=token, **filters)
+        response = await arena.matches.ListMatches(request)
+        assert len(response.matches) <= page_size
+        found += response.matches
+        token = response.next_page_token
+        if not token:
+            return found
+    raise AssertionError("the list did not end")
+
+
+async def test_queued_league_matches_are_listed_as_pending_filtered_by_league_and_bot(
+    arena: Arena, leagues: LeagueService
+) -> None:
+    for name in ("ann", "bob", "cat"):
+        await arena.register(name)  # registered, never connected: the league's matches stay queued
+    await leagues.create(LeagueSpec("LQ", "5211", 2, ("ann", "bob", "cat"), games_per_pairing=4, seed=1), TC)
+    await leagues.create(LeagueSpec("LZ", "5211", 2, ("ann", "bob"), games_per_pairing=2, seed=1), TC)
+    pending = await list_all(arena, 5, state=match_pb2.MATCH_STATE_PENDING)
+    assert len(pending) == 12 + 2
+    assert all(s.state == match_pb2.MATCH_STATE_PENDING for s in pending)
+    assert all(s.created_at.seconds > 0 and s.game == "5211" for s in pending)
+    of_lq = await list_all(arena, 3, state=match_pb2.MATCH_STATE_PENDING, league_id="LQ")
+    assert len(of_lq) == 12 and {s.league_id for s in of_lq} == {"LQ"}
+    assert len({s.match_id for s in of_lq}) == 12
+    with_cat = await list_all(arena, 2, league_id="LQ", bot_name="cat")
+    assert len(with_cat) == 8 and all("cat" in s.bot_names for s in with_cat)
+    assert len(await list_all(arena, 4, bot_name="cat")) == 8  # any state: the queued ones too
+    assert await list_all(arena, 4, league_id="LQ", game="coloretto") == []
+    assert await list_all(arena, 4, league_id="nope") == []
+    assert await list_all(arena, 4, state=match_pb2.MATCH_STATE_RUNNING) == []
+
+
+async def test_a_finished_league_is_listed_by_league_with_its_created_at(arena: Arena, leagues: LeagueService) -> None:
+    for name in ("ann", "bob", "cat"):
+        await arena.connect(name, capacity=4)
+    ad_hoc = await arena.start_match(["ann", "bob"])
+    info = await leagues.create(LeagueSpec("LF", "5211", 2, ("ann", "bob", "cat"), games_per_pairing=2, seed=1), TC)
+    await wait_done(leagues, "LF", 60)
+    finished = await list_all(arena, 2, state=match_pb2.MATCH_STATE_FINISHED, league_id="LF")
+    assert len(finished) == 6 and ad_hoc not in {s.match_id for s in finished}
+    assert {s.league_id for s in finished} == {"LF"}
+    assert all(abs(s.created_at.ToNanoseconds() / 1e9 - info.created_at) < 1.0 for s in finished)
+    assert len(await list_all(arena, 3, state=match_pb2.MATCH_STATE_FINISHED, league_id="LF", bot_name="cat")) == 4
+    alone = await list_all(arena, 10, state=match_pb2.MATCH_STATE_FINISHED, bot_name="ann")
+    mine = next(s for s in alone if s.match_id == ad_hoc)
+    assert mine.league_id == "" and mine.created_at.seconds > 0
+
+
+async def test_a_pending_filter_lists_neither_running_nor_finished_matches(arena: Arena) -> None:
+    await arena.connect("slow", chooser=lambda request: None)
+    await arena.connect("fast")
+    await arena.start_match(["slow", "fast"], tc=SLOW)
+    assert await list_all(arena, 5, state=match_pb2.MATCH_STATE_PENDING) == []
+
+
+async def test_watching_begins_with_the_summary_live_and_after_the_end(arena: Arena) -> None:
+    await arena.connect("slow", chooser=lambda request: None)
+    await arena.connect("fast")
+    running = await arena.start_match(["slow", "fast"], tc=SLOW)
+    stream = arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=running))
+    first = await asyncio.wait_for(stream.read(), 5)
+    assert first.WhichOneof("event") == "summary"
+    assert first.summary.match_id == running and first.summary.state == match_pb2.MATCH_STATE_RUNNING
+    assert list(first.summary.bot_names) == ["slow", "fast"] and first.summary.created_at.seconds > 0
+    assert (await asyncio.wait_for(stream.read(), 5)).WhichOneof("event") == "view"
+    stream.cancel()
+
+    bots = [await arena.connect(name) for name in ("ann", "bob")]
+    done = await arena.start_match(["ann", "bob"])
+    for bot in bots:
+        await bot.wait_ended(done)
+    events = [e async for e in arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=done))]
+    assert [e.WhichOneof("event") for e in events] == ["summary", "view", "outcome"]
+    assert events[0].summary.state == match_pb2.MATCH_STATE_FINISHED
+    assert events[0].summary.outcome.termination == common_pb2.TERMINATION_NORMAL
+
+
+async def test_start_match_waits_for_a_busy_bots_free_slot(arena: Arena) -> None:
+    one = await arena.connect("one", capacity=1)
+    two = await arena.connect("two", capacity=4)
+    first = await arena.start_match(["one", "two"], seed=1)
+    second = await arena.start_match(["one", "two"], seed=2)  # "one" is busy until the first ends
+    for bot in (one, two):
+        for match_id in (first, second):
+            end = await bot.wait_ended(match_id)
+            assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
+
+
+async def test_start_match_gives_up_on_a_slot_before_the_calls_deadline(arena: Arena) -> None:
+    await arena.connect("stuck", chooser=lambda request: None, capacity=1)
+    await arena.connect("free")
+    await arena.start_match(["stuck", "free"], tc=SLOW)
+    request = match_pb2.StartMatchRequest(game="5211", bot_names=["stuck", "free"])
+    with pytest.raises(grpc.aio.AioRpcError) as error:
+        await arena.matches.StartMatch(request, metadata=ADMIN_METADATA, timeout=1.5)
+    assert error.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "'stuck' has no free match slot" in (error.value.details() or "")
