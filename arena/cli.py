@@ -268,7 +268,13 @@ def _matches(args: argparse.Namespace) -> int:
 
     with channel(args.server, _tls(args)) as ch:
         found = matchcli.list_matches(
-            ch, game=args.game or "", league=args.league, bot=args.bot, state=args.state or "", limit=args.limit
+            ch,
+            game=args.game or "",
+            league=args.league,
+            ladder=args.ladder,
+            bot=args.bot,
+            state=args.state or "",
+            limit=args.limit,
         )
     if args.json:
         _print_json([matchcli.as_dict(s) for s in found])
@@ -905,6 +911,7 @@ def build_parser() -> argparse.ArgumentParser:
     matches = sub.add_parser("matches", help="list matches: running, queued (pending) and finished, filtered")
     _game_option(matches, None)
     matches.add_argument("--league", default="", help="only this league's matches")
+    matches.add_argument("--ladder", default="", help="only this ladder's matches (not with --game, --league or --bot)")
     matches.add_argument("--bot", default="", help="only matches this bot plays in")
     matches.add_argument("--state", choices=["pending", "running", "finished"], help="only matches in this state")
     matches.add_argument("--limit", type=_at_least(1), default=50, help="at most this many (default %(default)s)")

@@ -45,7 +45,7 @@ def as_dict(message: Message) -> dict[str, Any]:
 
 
 def list_matches(
-    channel: grpc.Channel, *, game: str, league: str, bot: str, state: str, limit: int
+    channel: grpc.Channel, *, game: str, league: str, bot: str, state: str, limit: int, ladder: str = ""
 ) -> list[match_pb2.MatchSummary]:
     """Up to ``limit`` summaries fitting the filters, paging as the server says."""
     stub = match_pb2_grpc.MatchServiceStub(channel)
@@ -55,6 +55,7 @@ def list_matches(
         request = match_pb2.ListMatchesRequest(
             game=game,
             league_id=league,
+            ladder_id=ladder,
             bot_name=bot,
             state=STATES.get(state, match_pb2.MATCH_STATE_UNSPECIFIED),
             page_size=min(limit - len(found), 500),
