@@ -105,8 +105,8 @@ class RecordStore(Protocol):
         """Keep a finished record unlisted and unreadable until ``release(seal)``."""
         ...
 
-    async def is_sealed(self, match_id: str) -> bool:
-        """Whether a record is held under a seal."""
+    async def held(self, match_id: str) -> MatchRecord | None:
+        """The record if it is held under a seal (None if it is not held)."""
         ...
 
     async def release(self, seal: str) -> None:
@@ -159,9 +159,9 @@ class MemoryRecordStore:
         """Keep a finished record apart until ``release(seal)``."""
         self._sealed.setdefault(seal, {})[record.match_id] = record
 
-    async def is_sealed(self, match_id: str) -> bool:
-        """Whether a record is held under a seal."""
-        return any(match_id in held for held in self._sealed.values())
+    async def held(self, match_id: str) -> MatchRecord | None:
+        """The record if it is held under a seal (None if it is not held)."""
+        return next((held[match_id] for held in self._sealed.values() if match_id in held), None)
 
     async def release(self, seal: str) -> None:
         """Store every record held under ``seal`` as any other (idempotent)."""
@@ -419,11 +419,15 @@ class MatchManager:
         return MatchInfo.of_record(running.match.record, running=True)
 
     async def wait(self, match_id: str) -> MatchRecord:
-        """Wait for a match to end and return its record."""
+        """Wait for a match to end and return its record, sealed or not (for the arena's own use:
+        the league worker that started it). Raises ``MatchNotFoundError`` for an unknown match."""
         running = self.running.get(match_id)
         if running is not None:
             return await asyncio.shield(running.task)
-        return await self.record(match_id)
+        record = await self.store.get(match_id) or await self.store.held(match_id)
+        if record is None:
+            raise MatchNotFoundError(f"no match {echo(match_id)}")
+        return record
 
     async def record(self, match_id: str) -> MatchRecord:
         """The full record of a finished match."""
@@ -431,7 +435,7 @@ class MatchManager:
             raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
         record = await self.store.get(match_id)
         if record is None:
-            if await self.store.is_sealed(match_id):
+            if await self.store.held(match_id) is not None:
                 raise _sealed(match_id)
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record

@@ -132,9 +132,11 @@ class RedisRecordStore:
             pipe.set(key("sealed-record", record.match_id), seal)
             await pipe.execute()
 
-    async def is_sealed(self, match_id: str) -> bool:
-        """Whether the record is held under a seal."""
-        return bool(await self._r.exists(key("sealed-record", match_id)))
+    async def held(self, match_id: str) -> MatchRecord | None:
+        """The record if it is held under a seal (None if it is not held)."""
+        seal = await self._r.get(key("sealed-record", match_id))
+        data = await self._r.hget(key("sealed", text(seal)), match_id) if seal else None
+        return MatchRecord.from_dict(json.loads(data)) if data else None
 
     async def release(self, seal: str) -> None:
         """Store every record held under ``seal`` as any other (idempotent)."""

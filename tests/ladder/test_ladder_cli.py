@@ -51,9 +51,12 @@ async def test_ladders_from_the_command_line(node: str, capsys: pytest.CaptureFi
         (["ladder", "show", "LDnothing", "--server", node], "not_found: no ladder 'LDnothing'"),
         (["ladder", "pause", "LDnothing", *admin], "not_found: no ladder 'LDnothing'"),
         (["bot", "retire", "nobody@v3", *admin], "not_found: no bot named 'nobody@v3' is registered"),
-        (["matches", "--ladder", "LD00000000", "--game", "5211", "--server", node], "is a filter of its own"),
-        (["ladder", "create", "--game", "5211", "--server", node, "--data-dir", "/nonexistent"], "no admin token found"),
-        (["ladder", "create", "--game", "5211", "--server", node, "--admin-token", "arena_wrong"], "permission_denied"),
+        (["matches", "--ladder", "LD00000000", "--game", "5211", "--server", node], "a filter of its own"),
+        (
+            ["ladder", "create", "--game", "5211", "--server", node, "--data-dir", "/nonexistent"],
+            "no admin token found",
+        ),
+        (["ladder", "create", "--game", "5211", "--server", node, "--admin-token", "arena_x"], "permission_denied"),
     ):
         done = await run(capsys, *args)
         assert done.returncode != 0 and done.stderr.count("\n") == 1 and says in done.stderr, (args, done)

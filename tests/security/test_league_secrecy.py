@@ -179,3 +179,17 @@ async def test_a_match_re_run_after_an_abort_is_dealt_afresh(arena: Arena, leagu
     records = [r for i in listed if i.match_id.startswith(league.league_id) and (r := await store.get(i.match_id))]
     assert sorted(str(r.termination) for r in records) == ["Termination.ABORTED", "Termination.NORMAL"]
     assert records[0].seed != records[1].seed
+
+
+async def test_the_worker_gets_the_record_of_a_sealed_rotation_that_ended_before_it_waited(arena: Arena) -> None:
+    """The race behind a flaky run: a rotation ended before its league worker called ``wait``, whose
+    record was sealed, so ``wait`` refused it as sealed and the worker played the rotation again."""
+    x, _ = await arena.connect("x"), await arena.connect("y")
+    match_id = await arena.node.matches.start("5211", ["x", "y"], seed=5, seal="deal-9", seal_size=2)
+    await x.wait_ended(match_id)
+    await eventually(lambda: match_id not in arena.node.matches.running, 10)
+    record = await arena.node.matches.wait(match_id)
+    assert record.match_id == match_id and record.outcome is not None
+    with pytest.raises(grpc.aio.AioRpcError) as refused:  # still sealed for everyone else
+        await arena.record(match_id)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
