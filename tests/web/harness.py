@@ -1,6 +1,7 @@
 """A real arena for the browser tests: an ``arena serve`` process with its web site, starter-bot
-processes playing finished leagues, two hand-driven raw bots for a running match, and an in-process
-site over engine-played records of the games not hosted yet.
+processes playing finished leagues (5211, Coloretto, Azul), two hand-driven raw bots for a running
+5211 match, two raw bots playing a running grey-wall Azul match that hold one seat's column choice
+while the other's is in, and an in-process site over engine-played records of the games not hosted yet.
 
 Everything is started once per test module (one browser per session) and stopped at its end.
 """
@@ -121,6 +122,72 @@ class LiveBots:
         self.loop.close()
 
 
+class GreyWallBots:
+    """Two raw bots playing a grey-wall Azul match (seat 0 ``azul-a``, seat 1 ``azul-b``).
+
+    Takes are answered at once (a random take onto a pattern line when there is one, so lines fill).
+    At the first tiling where both seats choose, seat 0's choice is sent and seat 1's request is held
+    until ``release``: the match then waits with one choice in, which no spectator may see.
+    """
+
+    def __init__(self, address: str, tokens: dict[str, str]) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.rng = random.Random(7)
+        self.lock = threading.Lock()
+        self.held: tuple[RawBot, bot_pb2.ActionRequest] | None = None
+        self.secret: bot_pb2.ActionRequest | None = None
+        """Seat 0's request at the held tiling (its choice, ``legal_actions[0]``, is in)."""
+        self.released = False
+        self.bots = [self._call(self._start(address, token)) for token in tokens.values()]
+
+    def _call(self, work: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result(30)
+
+    async def _start(self, address: str, token: str) -> RawBot:
+        bot = RawBot(address, token, games=("azul",), client_name="rawbot")
+
+        def choose(request: bot_pb2.ActionRequest) -> str | None:
+            actions = [str(a) for a in request.legal_actions]
+            if ":" not in actions[0]:  # a take: onto a pattern line if any
+                lines = [a for a in actions if not a.endswith(" F")]
+                return self.rng.choice(lines or actions)
+            with self.lock:
+                if not self.released and len(request.observation.game_azul.to_move) == 2:
+                    if request.seat == 0 and self.secret is None:
+                        self.secret = request
+                    elif request.seat == 1 and self.held is None:
+                        self.held = (bot, request)
+                        return None
+            return actions[0]
+
+        bot.chooser = choose
+        bot.start()
+        await asyncio.wait_for(bot.welcomed.wait(), 20)
+        return bot
+
+    def release(self) -> None:
+        """Send seat 1's held choice; answer everything from now on."""
+        with self.lock:
+            self.released = True
+            held, self.held = self.held, None
+        if held is not None:
+            bot, request = held
+            self.loop.call_soon_threadsafe(
+                bot.send_action, request.match_id, request.sequence, request.legal_actions[0], request.seat
+            )
+
+    def close(self) -> None:
+        self.release()
+        for bot in self.bots:
+            with contextlib.suppress(Exception):
+                self._call(bot.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
 @dataclasses.dataclass
 class Site:
     """The served arena the browser tests look at."""
@@ -132,6 +199,8 @@ class Site:
     """League id by game."""
     live: LiveBots
     live_match: str
+    grey: GreyWallBots
+    grey_match: str
     engine_url: str
     """The in-process site over engine-played records (games without a catalogue entry yet)."""
     engine_matches: dict[str, str]
@@ -160,19 +229,17 @@ def engine_record(game: GameRules[Any, Any, Any], players: int, seed: int, match
 
 
 def engine_games() -> dict[str, tuple[GameRules[Any, Any, Any], int]]:
-    """Azul and FOOL!: their rules from the registry once hosted, else straight from their engines."""
-    from arena.games.azul import GameAzul
+    """FOOL! (not hosted yet): its rules from the registry once hosted, else straight from its engine."""
     from arena.games.fool import GameFool
 
-    azul = GAMES.get("azul") or GameAzul()
     fool = GAMES.get("fool") or GameFool()
-    return {"azul": (azul, 3), "fool": (fool, 4)}
+    return {"fool": (fool, 4)}
 
 
 @contextlib.contextmanager
 def engine_site() -> Iterator[tuple[str, dict[str, str]]]:
     """An in-process site (its own event loop in a thread) over an in-memory node holding one engine-played
-    record of each of Azul and FOOL!, replayed with their engines."""
+    record of each game of ``engine_games``, replayed with their engines."""
     games = engine_games()
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
@@ -199,6 +266,20 @@ def engine_site() -> Iterator[tuple[str, dict[str, str]]]:
         loop.close()
 
 
+def start_match(address: str, admin: str, game: str, bots: list[str], options: dict[str, str] | None = None) -> str:
+    """Start a match of ``bots`` with a generous clock (the tests answer when they choose); its id."""
+    with grpc.insecure_channel(address) as channel:
+        stub = match_pb2_grpc.MatchServiceStub(channel)
+        request = match_pb2.StartMatchRequest(game=game, bot_names=bots, seed=3)
+        for key, value in (options or {}).items():
+            request.options[key] = value
+        request.time_control.CopyFrom(common_pb2.TimeControl(strike_limit=3))
+        request.time_control.decision_allowance.FromSeconds(120)
+        request.time_control.time_bank.FromSeconds(600)
+        metadata = (("authorization", f"Bearer {admin}"),)
+        return str(stub.StartMatch(request, metadata=metadata).match_id)
+
+
 @contextlib.contextmanager
 def served_site(folder: Path) -> Iterator[Site]:
     """Start everything (see the module docstring); stop it all at the end."""
@@ -216,9 +297,12 @@ def served_site(folder: Path) -> Iterator[Site]:
         lineups = {
             "5211": (("random-1", "random"), ("heuristic-1", "heuristic"), (HOSTILE_BOT, "random")),
             "coloretto": (("c-random", "random"), ("c-heuristic", "heuristic")),
+            "azul": (("a-random", "random"), ("a-heuristic", "heuristic")),
         }
+        games = {"5211": 2, "coloretto": 2, "azul": 1}
         tokens = {name: register_bot(address, name, admin) for lineup in lineups.values() for name, _ in lineup}
         live_tokens = {name: register_bot(address, name, admin) for name in ("live-a", "live-b")}
+        grey_tokens = {name: register_bot(address, name, admin) for name in ("azul-a", "azul-b")}
         with contextlib.ExitStack() as stack:
             for game, lineup in lineups.items():
                 stack.enter_context(bot_processes(address, tokens, lineup, 4, folder, game))
@@ -227,25 +311,21 @@ def served_site(folder: Path) -> Iterator[Site]:
                 bots = [name for name, _ in lineup]
                 name = HOSTILE_LEAGUE if game == "5211" else f"{game} league"
                 leagues[game] = create_league(
-                    address, admin, bots=bots, game=game, players=2, games=2, seed=5, name=name
+                    address, admin, bots=bots, game=game, players=2, games=games[game], seed=5, name=name
                 ).league_id
             live = stack.enter_context(contextlib.closing(LiveBots(address, live_tokens)))
+            grey = stack.enter_context(contextlib.closing(GreyWallBots(address, grey_tokens)))
             for league in leagues.values():
                 wait_for(
                     lambda league=league: get_json(f"{url}api/leagues/{league}")["state"] == "finished",
                     90,
                     f"league {league} finished",
                 )
-            with grpc.insecure_channel(address) as channel:
-                stub = match_pb2_grpc.MatchServiceStub(channel)
-                request = match_pb2.StartMatchRequest(game="5211", bot_names=["live-a", "live-b"], seed=3)
-                request.time_control.CopyFrom(common_pb2.TimeControl(strike_limit=3))
-                request.time_control.decision_allowance.FromSeconds(120)
-                request.time_control.time_bank.FromSeconds(600)
-                metadata = (("authorization", f"Bearer {admin}"),)
-                live_match = stub.StartMatch(request, metadata=metadata).match_id
+            live_match = start_match(address, admin, "5211", ["live-a", "live-b"])
+            grey_match = start_match(address, admin, "azul", ["azul-a", "azul-b"], {"wall": "grey"})
             wait_for(lambda: live.pending, 20, "the live match's first requests")
+            wait_for(lambda: grey.held and grey.secret, 60, "a grey-wall tiling with one choice in")
             engine_url, engine_matches = stack.enter_context(engine_site())
-            yield Site(address, url, admin, leagues, live, live_match, engine_url, engine_matches)
+            yield Site(address, url, admin, leagues, live, live_match, grey, grey_match, engine_url, engine_matches)
     finally:
         stop(process, 10)
