@@ -38,7 +38,7 @@ import psutil
 import pytest
 import yaml
 
-from arena.cli import build_parser
+from arena.cli import build_parser, web_address
 from arena.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import league_pb2, league_pb2_grpc
@@ -51,6 +51,7 @@ BINARY = TOOL / "bin" / "deploycheck"
 
 GRPC_PORT = 50051
 METRICS_PORT = 9464
+WEB_PORT = 8080
 NODE_SERVICES = ("arena-1", "arena-2", "arena-3")
 OLDEST_KUBERNETES = "1.25"  # gRPC probes: on by default from 1.24; the oldest schemas the package has
 SERVE = "serve"
@@ -212,6 +213,9 @@ def test_every_serve_flag_in_the_deploys_exists_and_parses(
         assert port_of(args.address) == GRPC_PORT, where
         assert args.address.startswith("0.0.0.0:"), f"{where}: a container must listen on every interface"
         assert args.metrics_address == f"0.0.0.0:{METRICS_PORT}", where
+        # The web site's port is spelt out (the port the manifests publish), on every interface.
+        assert "--web-port" in options(command), f"{where}: declare the web site's port"
+        assert web_address(args) == f"0.0.0.0:{WEB_PORT}", where
 
 
 # -- Compose ----------------------------------------------------------------------------------------
@@ -236,6 +240,7 @@ def test_compose_nodes_share_redis_and_the_admin_token_under_distinct_ids(
     compose: dict[str, Any], dockerfile: dict[str, Any]
 ) -> None:
     node_ids = set()
+    web_ports: set[str] = set()
     for name in NODE_SERVICES:
         service = compose["services"][name]
         assert service["build"] == {"context": str(ROOT), "dockerfile": "deploy/Dockerfile"}
@@ -249,11 +254,13 @@ def test_compose_nodes_share_redis_and_the_admin_token_under_distinct_ids(
         grace = float(flags["--shutdown-grace"])
         assert parse_duration(service["stop_grace_period"]) >= grace + 10
         assert service["init"] is True
-        assert [p["target"] for p in service["ports"]] == [GRPC_PORT]
+        assert [p["target"] for p in service["ports"]] == [GRPC_PORT, WEB_PORT]
+        web_ports.add(next(p["published"] for p in service["ports"] if p["target"] == WEB_PORT))
         assert all(p["host_ip"] == "127.0.0.1" for p in service["ports"]), "local defaults publish on loopback only"
         # The image's HEALTHCHECK (the gRPC health service) is what the nodes report.
         assert "healthcheck" not in service or not service["healthcheck"].get("disable")
     assert len(node_ids) == len(NODE_SERVICES)
+    assert len(web_ports) == len(NODE_SERVICES), "each node's web site on its own host port"
     assert "healthcheck.py" in " ".join(dockerfile["final"]["healthcheck"])
 
 
@@ -352,7 +359,7 @@ def test_dockerfile_builds_a_pinned_non_root_arena_image(dockerfile: dict[str, A
     assert final["entrypoint"] == ["arena"]
     assert final["shell_form"] == []
     assert final["cmd"][0] == SERVE
-    assert {str(GRPC_PORT), str(METRICS_PORT)} <= set(final["expose"])
+    assert {str(GRPC_PORT), str(METRICS_PORT), str(WEB_PORT)} <= set(final["expose"])
     assert final["healthcheck"] == ["CMD", "python", "/opt/arena/libexec/healthcheck.py"]
     assert port_of(final["env"]["ARENA_HEALTH_ADDRESS"]) == port_of(options(final["cmd"])["--address"])
     assert final["env"]["PATH"].startswith("/opt/arena/bin:")
@@ -436,6 +443,7 @@ def test_arena_pods_probe_the_grpc_health_service_on_the_grpc_port(k8s: list[dic
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     flags = options(container["args"])
     assert ports["grpc"] == port_of(flags["--address"]) == GRPC_PORT
+    assert ports["web"] == int(flags["--web-port"]) == WEB_PORT
     for kind in ("startupProbe", "readinessProbe", "livenessProbe"):
         probe = container[kind]
         assert set(probe) & {"grpc", "httpGet", "tcpSocket", "exec"} == {"grpc"}, kind
@@ -499,6 +507,7 @@ def test_services_hpa_and_budget_point_at_the_arena_pods(k8s: list[dict[str, Any
         ports = {p["name"]: p for p in service["spec"]["ports"]}
         assert ports["grpc"]["port"] == GRPC_PORT and ports["grpc"]["targetPort"] == "grpc"
         assert ports["metrics"]["port"] == METRICS_PORT
+        assert ports["web"]["port"] == WEB_PORT and ports["web"]["targetPort"] == "web"
     assert one(k8s, "Service", "arena-headless")["spec"]["clusterIP"] == "None"
     hpa = one(k8s, "HorizontalPodAutoscaler", "arena")
     assert hpa["apiVersion"] == "autoscaling/v2"
