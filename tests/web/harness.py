@@ -1,7 +1,7 @@
 """A real arena for the browser tests: an ``arena serve`` process with its web site, starter-bot
-processes playing finished leagues (5211, Coloretto, Azul), two hand-driven raw bots for a running
-5211 match, two raw bots playing a running grey-wall Azul match that hold one seat's column choice
-while the other's is in, and an in-process site over engine-played records of the games not hosted yet.
+processes playing a finished league of every hosted game (5211, Coloretto, Azul, FOOL!), hand-driven
+raw bots for a running 5211 match and a running FOOL! match, and two raw bots playing a running
+grey-wall Azul match that hold one seat's column choice while the other's is in.
 
 Everything is started once per test module (one browser per session) and stopped at its end.
 """
@@ -26,15 +26,12 @@ import grpc
 
 from arena.admin import create_league, register_bot
 from arena.games.base import GameRules
-from arena.games.registry import GAMES, get_game
 from arena.launch import WEB_READY, start_serve, stop
 from arena.mainjob import bot_processes
-from arena.node import ArenaNode
 from arena.referee.record import DecisionRecord, MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.store.embedded import free_port
 from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
-from arena.web.site import WebServer, start_web
 from tests.grpc.rawbot import RawBot
 
 HOSTILE_LEAGUE = "<script>alert(1)</script>"
@@ -63,10 +60,15 @@ def wait_for(predicate: Any, seconds: float, what: str) -> Any:
     raise AssertionError(f"{what}: not within {seconds} s")
 
 
-class LiveBots:
-    """Two raw bots in a thread of their own, answering only when the test says (``step``)."""
+HAND_FIELDS = {"5211": ("game_5211", "hand_cards"), "fool": ("game_fool", "hand")}
+"""Where a seat's hand is in its observation, for the games with hidden hands."""
 
-    def __init__(self, address: str, tokens: dict[str, str]) -> None:
+
+class LiveBots:
+    """Raw bots in a thread of their own, answering only when the test says (``step``)."""
+
+    def __init__(self, address: str, tokens: dict[str, str], game: str = "5211") -> None:
+        self.game = game
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -81,10 +83,11 @@ class LiveBots:
         return asyncio.run_coroutine_threadsafe(work, self.loop).result(30)
 
     async def _start(self, address: str, token: str, name: str) -> RawBot:
-        bot = RawBot(address, token, games=("5211",), client_name=HOSTILE_CLIENT if name == "live-a" else "rawbot")
+        bot = RawBot(address, token, games=(self.game,), client_name=HOSTILE_CLIENT if name == "live-a" else "rawbot")
+        field, hand_field = HAND_FIELDS[self.game]
 
         def choose(request: bot_pb2.ActionRequest) -> str | None:
-            hand = list(request.observation.game_5211.hand_cards)
+            hand = list(getattr(getattr(request.observation, field), hand_field))
             with self.lock:
                 self.hands[request.seat] = hand
                 if self.auto:
@@ -201,9 +204,8 @@ class Site:
     live_match: str
     grey: GreyWallBots
     grey_match: str
-    engine_url: str
-    """The in-process site over engine-played records (games without a catalogue entry yet)."""
-    engine_matches: dict[str, str]
+    fool: LiveBots
+    fool_match: str
 
     def record(self, match_id: str) -> match_pb2.MatchRecord:
         with grpc.insecure_channel(self.address) as channel:
@@ -226,44 +228,6 @@ def engine_record(game: GameRules[Any, Any, Any], players: int, seed: int, match
     record.started_at, record.ended_at = time.time() - 5, time.time()
     record.outcome = game.outcome(state)
     return record
-
-
-def engine_games() -> dict[str, tuple[GameRules[Any, Any, Any], int]]:
-    """FOOL! (not hosted yet): its rules from the registry once hosted, else straight from its engine."""
-    from arena.games.fool import GameFool
-
-    fool = GAMES.get("fool") or GameFool()
-    return {"fool": (fool, 4)}
-
-
-@contextlib.contextmanager
-def engine_site() -> Iterator[tuple[str, dict[str, str]]]:
-    """An in-process site (its own event loop in a thread) over an in-memory node holding one engine-played
-    record of each game of ``engine_games``, replayed with their engines."""
-    games = engine_games()
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    node = ArenaNode.in_memory(admin_token="x")
-    ids: dict[str, str] = {}
-
-    def rules_of(name: str) -> GameRules[Any, Any, Any]:
-        return games[name][0] if name in games else get_game(name)
-
-    async def start() -> WebServer:
-        for number, (name, (rules, players)) in enumerate(games.items()):
-            ids[name] = f"engine-{name}-{number}"
-            await node.matches.store.save(engine_record(rules, players, 11 + number, ids[name]))
-        return await start_web(node, "127.0.0.1", 0, rules_of)
-
-    web: WebServer = asyncio.run_coroutine_threadsafe(start(), loop).result(60)
-    try:
-        yield web.url, ids
-    finally:
-        asyncio.run_coroutine_threadsafe(web.stop(), loop).result(30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 def start_match(address: str, admin: str, game: str, bots: list[str], options: dict[str, str] | None = None) -> str:
@@ -298,11 +262,15 @@ def served_site(folder: Path) -> Iterator[Site]:
             "5211": (("random-1", "random"), ("heuristic-1", "heuristic"), (HOSTILE_BOT, "random")),
             "coloretto": (("c-random", "random"), ("c-heuristic", "heuristic")),
             "azul": (("a-random", "random"), ("a-heuristic", "heuristic")),
+            "fool": tuple((f"f-{kind}-{n}", kind) for kind in ("random", "heuristic") for n in (1, 2)),
         }
-        games = {"5211": 2, "coloretto": 2, "azul": 1}
+        games = {"5211": 2, "coloretto": 2, "azul": 1, "fool": 1}
+        players = {"fool": 4}
         tokens = {name: register_bot(address, name, admin) for lineup in lineups.values() for name, _ in lineup}
         live_tokens = {name: register_bot(address, name, admin) for name in ("live-a", "live-b")}
         grey_tokens = {name: register_bot(address, name, admin) for name in ("azul-a", "azul-b")}
+        fool_bots = [f"fool-{n}" for n in range(1, 5)]
+        fool_tokens = {name: register_bot(address, name, admin) for name in fool_bots}
         with contextlib.ExitStack() as stack:
             for game, lineup in lineups.items():
                 stack.enter_context(bot_processes(address, tokens, lineup, 4, folder, game))
@@ -311,10 +279,18 @@ def served_site(folder: Path) -> Iterator[Site]:
                 bots = [name for name, _ in lineup]
                 name = HOSTILE_LEAGUE if game == "5211" else f"{game} league"
                 leagues[game] = create_league(
-                    address, admin, bots=bots, game=game, players=2, games=games[game], seed=5, name=name
+                    address,
+                    admin,
+                    bots=bots,
+                    game=game,
+                    players=players.get(game, 2),
+                    games=games[game],
+                    seed=5,
+                    name=name,
                 ).league_id
             live = stack.enter_context(contextlib.closing(LiveBots(address, live_tokens)))
             grey = stack.enter_context(contextlib.closing(GreyWallBots(address, grey_tokens)))
+            fool = stack.enter_context(contextlib.closing(LiveBots(address, fool_tokens, "fool")))
             for league in leagues.values():
                 wait_for(
                     lambda league=league: get_json(f"{url}api/leagues/{league}")["state"] == "finished",
@@ -323,9 +299,10 @@ def served_site(folder: Path) -> Iterator[Site]:
                 )
             live_match = start_match(address, admin, "5211", ["live-a", "live-b"])
             grey_match = start_match(address, admin, "azul", ["azul-a", "azul-b"], {"wall": "grey"})
+            fool_match = start_match(address, admin, "fool", fool_bots)
             wait_for(lambda: live.pending, 20, "the live match's first requests")
+            wait_for(lambda: fool.pending, 20, "the FOOL! match's first request")
             wait_for(lambda: grey.held and grey.secret, 60, "a grey-wall tiling with one choice in")
-            engine_url, engine_matches = stack.enter_context(engine_site())
-            yield Site(address, url, admin, leagues, live, live_match, grey, grey_match, engine_url, engine_matches)
+            yield Site(address, url, admin, leagues, live, live_match, grey, grey_match, fool, fool_match)
     finally:
         stop(process, 10)

@@ -1,9 +1,8 @@
 """The web site in a real browser (Debian's Chromium driven by Playwright) against a real arena.
 
-One arena, one set of bots and one browser for the whole module: finished leagues of 5211, Coloretto
-and Azul played by starter-bot processes, a running 5211 match between two hand-driven raw bots, a
-running grey-wall Azul match held with one seat's column choice in, and an engine-played FOOL!
-record on an in-process site. Screenshots of each page kind are
+One arena, one set of bots and one browser for the whole module: a finished league of every hosted
+game played by starter-bot processes, running 5211 and FOOL! matches between hand-driven raw bots,
+and a running grey-wall Azul match held with one seat's column choice in. Screenshots of each page kind are
 saved under ``test-artifacts/web/``.
 """
 
@@ -26,8 +25,6 @@ from tests.web.harness import (
     HOSTILE_CLIENT,
     HOSTILE_LEAGUE,
     Site,
-    engine_games,
-    engine_record,
     get_json,
     get_text,
     served_site,
@@ -224,7 +221,7 @@ def assert_azul_drawn(page: Page, state: Any) -> None:
         ]
 
 
-@pytest.mark.parametrize("game", ["5211", "coloretto", "azul"])
+@pytest.mark.parametrize("game", ["5211", "coloretto", "azul", "fool"])
 def test_the_replay_viewer_shows_the_cards_of_a_recorded_match_at_a_step(
     site: Site, watched: Watched, game: str
 ) -> None:
@@ -245,6 +242,10 @@ def test_the_replay_viewer_shows_the_cards_of_a_recorded_match_at_a_step(
     elif game == "azul":
         assert_azul_drawn(page, expected)
         assert record.bot_names[0] in ("a-random", "a-heuristic")  # played by the starter bots
+    elif game == "fool":  # the replay of a finished match shows every hand
+        for seat in range(len(record.bot_names)):
+            assert seat_cards(page, seat, "Hand") == [str(c) for c in expected.hands[seat]]
+        assert page.locator(".tricks-box").count() >= 1
     else:
         for index, row in enumerate(expected.rows):
             shown = page.locator(f'.rows .row[data-row="{index}"] .card').evaluate_all(
@@ -260,25 +261,6 @@ def test_the_replay_viewer_shows_the_cards_of_a_recorded_match_at_a_step(
     assert page.locator("#step-no").inner_text() == "0"
     page.locator("#round-jump").select_option(index=1)
     assert int(page.locator("#step-no").inner_text()) > 0
-
-
-@pytest.mark.parametrize("game", ["fool"])
-def test_the_replay_viewer_draws_fool_from_an_engine_played_record(site: Site, watched: Watched, game: str) -> None:
-    rules, players = engine_games()[game]
-    match_id = site.engine_matches[game]
-    number = list(site.engine_matches).index(game)
-    record = engine_record(rules, players, 11 + number, match_id)
-    step = len(record.steps) // 3
-    state = rules.initial_state(players, record.seed, {}, None)
-    for decisions in record.steps[:step]:
-        state = rules.apply(state, {d.seat: rules.parse_action(d.action) for d in decisions})
-    page = watched.open(f"{site.engine_url}matches/{match_id}?step={step}")
-    page.wait_for_selector("#viewer[data-ready=true]")
-    assert page.locator("#step-no").inner_text() == str(step)
-    for seat in range(players):
-        assert seat_cards(page, seat, "Hand") == [str(c) for c in state.hands[seat]]
-    assert page.locator(".tricks-box").count() >= 1
-    watched.shot(f"replay-{game}")
 
 
 def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
@@ -397,3 +379,25 @@ def test_the_live_view_of_a_grey_wall_azul_match_shows_no_column_choice_before_t
     wait_for(lambda: get_json(f"{site.url}api/matches/{match_id}")["state"] == "finished", 10, "the match stored")
     revealed = get_json(f"{site.url}api/matches/{match_id}/replay")["steps"][step + 1]["actions"]
     assert {"seat": 0, "action": choice, "fallback": ""} in revealed, revealed  # the check above could fail
+
+
+def test_the_live_view_of_a_running_fool_match_shows_no_hand(site: Site, watched: Watched) -> None:
+    match_id, live = site.fool_match, site.fool
+    page = watched.open(f"{site.url}matches/{match_id}")
+    page.wait_for_selector("#viewer[data-events]")
+    for turn in (1, 2):
+        assert wait_for(live.step, 10, "the FOOL! match's request") == 1  # one seat plays at a time
+        page.wait_for_selector(f'#viewer[data-step="{turn}"]', timeout=10_000)
+    wait_for(lambda: live.pending, 10, "the next request")
+    hands = dict(live.hands)
+    assert len(hands) >= 2
+    assert page.locator('.line[data-field="Hand"] .card').count() == 0
+    assert_no_hand(page.content(), hands, "the live FOOL! page")
+    for path in (f"api/matches/{match_id}", "api/matches?state=running&game=fool", "api/bots/fool-1", ""):
+        assert_no_hand(get_text(f"{site.url}{path}"), hands, path)
+    events = read_events(f"{site.url}api/matches/{match_id}/events", 1)
+    assert events[0]["step"] == 2
+    assert_no_hand(json.dumps(events), hands, "the FOOL! event stream")
+    watched.shot("live-fool")
+    live.finish()
+    page.wait_for_selector("#viewer[data-ended=true]", timeout=60_000)
