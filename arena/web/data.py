@@ -6,8 +6,10 @@ reads a bounded amount: a page of a match index, the most recent leagues, one le
 never a scan of the whole store. Finished replays are computed off the event loop and kept for the
 last ``REPLAY_CACHE_SIZE`` matches asked (records never change).
 
-A competition's board (:func:`league_board`) has one shape for leagues and, when they land, ladders:
-``kind``, ``id``, ``name``, ``game``, ``state``, ``progress``, ``rows`` and the chart's ``series``.
+A competition's board (:func:`league_board`, :func:`ladder_board`) has one shape for leagues and
+ladders: ``kind``, ``id``, ``name``, ``game``, ``state``, ``rows`` and the chart's ``series``. A
+ladder's chart and a bot's ladder history come from the rating points the matchmaker persists
+(``LadderService.history``), bounded to ``CHART_POINTS`` a bot.
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from arena import catalogue
 from arena.errors import ArenaError, echo
 from arena.games.base import GameRules
 from arena.games.registry import get_game
+from arena.ladder.standings import PROVISIONAL_GAMES, Standing
+from arena.ladder.versions import BotVersion
 from arena.league.elo import INITIAL_RATING, EloLadder
 from arena.league.result import MatchResult, unique_results
 from arena.node import ArenaNode
 from arena.service.auth import NotRegisteredForGameError
+from arena.service.ladders import LadderInfo, LadderNotFoundError, LadderService
 from arena.service.leagues import LeagueInfo, LeaguesUnavailableError
 from arena.service.listing import ListPosition, MatchLister
 from arena.store.match_index import MatchInfo, MatchQuery, Phase
@@ -37,6 +42,7 @@ PLAYED = (Phase.RUNNING, Phase.FINISHED)
 PAGE_SIZE = 25
 """Matches per page of the match list."""
 RECENT_LEAGUES = 20
+RECENT_LADDERS = 20
 RECENT_MATCHES = 20
 RUNNING_SHOWN = 50
 BOTS_SHOWN = 200
@@ -97,6 +103,7 @@ class SiteData:
         bots = sorted(node.hub.connected(), key=lambda s: s.name)[:BOTS_SHOWN]
         queue: dict[str, Any] | None = None
         leagues: list[dict[str, Any]] = []
+        ladders = [ladder_json(i) for i in await node.ladders.recent(RECENT_LADDERS)] if node.ladders else []
         if node.leagues is not None:
             length, pending, age = await node.leagues.queue.depth()
             queue = {"queued": length - pending, "at_workers": pending, "oldest_seconds": round(age, 1)}
@@ -105,6 +112,7 @@ class SiteData:
         return {
             "games": games,
             "leagues": leagues,
+            "ladders": ladders,
             "running": [match_json(i) for i in running],
             "bots": [
                 {"name": s.name, "games": sorted(s.games), "capacity": s.capacity, "free": s.free_slots} for s in bots
@@ -168,6 +176,38 @@ class SiteData:
             self._charts.popitem(last=False)
         return series
 
+    # --- ladders ------------------------------------------------------------------------------
+
+    def _ladders(self) -> LadderService:
+        if self.node.ladders is None:
+            raise NotFoundError("this node runs without Redis: it has no ladders")
+        return self.node.ladders
+
+    async def ladders(self) -> dict[str, Any]:
+        """The most recent ladders, newest first."""
+        return {"ladders": [ladder_json(i) for i in await self._ladders().recent(RECENT_LADDERS)]}
+
+    async def _standings(self, ladder_id: str) -> tuple[LadderInfo, list[Standing]]:
+        try:
+            return await self._ladders().standings(ladder_id[:MAX_FILTER])
+        except LadderNotFoundError as error:
+            raise NotFoundError(f"no ladder {echo(ladder_id)}") from error
+
+    async def ladder_board(self, ladder_id: str) -> dict[str, Any]:
+        """A ladder's standings (rank, bot, rating with its interval, provisional mark, games, wins,
+        faults) and its leaders' rating history."""
+        info, lines = await self._standings(ladder_id)
+        series = []
+        for line in lines[:CHART_LEADERS]:
+            points = await self._ladders().history(info.ladder_id, line.bot, CHART_POINTS)
+            series.append({"label": line.bot, "points": [[p["games"], round(p["rating"], 1)] for p in points]})
+        return ladder_json(info) | {
+            "kind": "ladder",
+            "rows": [standing_json(line) for line in lines],
+            "provisional_games": PROVISIONAL_GAMES,
+            "series": series,
+        }
+
     # --- bots ---------------------------------------------------------------------------------
 
     async def bot(self, name: str) -> dict[str, Any]:
@@ -196,6 +236,13 @@ class SiteData:
                 mine = await self._chart(info, [name])
                 if mine:
                     series.append(Series(f"{info.name[:16]} ({info.league_id})", mine[0].points))
+        ladders, lineage = await self._bot_ladders(name)
+        for ladder in ladders:
+            series.append(
+                Series(
+                    f"{ladder['name'][:16]} ({ladder['id']})", [(p["games"], p["rating"]) for p in ladder["history"]]
+                )
+            )
         return {
             "name": name,
             "games": sorted(games),
@@ -211,25 +258,75 @@ class SiteData:
             ],
             "languages": sorted({KIT_LANGUAGES[c.name] for c in clients if c.name in KIT_LANGUAGES}),
             "versions": sorted({c.version for c in clients if c.version}),
+            "lineage": {"base": BotVersion.of(name).base, "bots": lineage},
+            "ladders": ladders,
             "recent": [match_json(i) for i in recent],
             "boards": boards,
             "faults": {"timeouts": faults["timeouts"], "forfeits": faults["forfeits"]},
             "series": [{"label": s.label, "points": list(s.points)} for s in series],
         }
 
+    async def _bot_ladders(self, name: str) -> tuple[list[dict[str, Any]], list[str]]:
+        """The recent ladders ranking ``name`` (its line and rating history in each) and its lineage:
+        every version of its base name those ladders rank, and itself."""
+        base = BotVersion.of(name).base
+        lineage = {name}
+        shown: list[dict[str, Any]] = []
+        if self.node.ladders is None:
+            return shown, [name]
+        for info in await self.node.ladders.recent(RECENT_LADDERS):
+            _, lines = await self.node.ladders.standings(info.ladder_id)
+            lineage.update(line.bot for line in lines if line.lineage.base == base)
+            line = next((line for line in lines if line.bot == name), None)
+            if line is None:
+                continue
+            points = await self.node.ladders.history(info.ladder_id, name, CHART_POINTS)
+            history = [
+                {
+                    "at": p["at"],
+                    "games": p["games"],
+                    "rating": round(p["rating"], 1),
+                    "rating_low": round(p["low"], 1),
+                    "rating_high": round(p["high"], 1),
+                }
+                for p in points
+            ]
+            shown.append(
+                {
+                    "id": info.ladder_id,
+                    "name": info.name,
+                    "game": info.game,
+                    "row": standing_json(line),
+                    "history": history,
+                }
+            )
+        return shown, sorted(lineage, key=lambda bot: (BotVersion.of(bot).version, bot))
+
     # --- matches ------------------------------------------------------------------------------
 
-    async def matches(self, game: str, bot: str, league: str, state: str, page: str) -> dict[str, Any]:
-        """One page of the match list, newest first, filtered by game, bot, league and state."""
+    async def matches(
+        self, game: str, bot: str, league: str, state: str, page: str, ladder: str = ""
+    ) -> dict[str, Any]:
+        """One page of the match list, newest first, filtered by game, bot, league or ladder, and state."""
         if state not in ("", "running", "finished"):
             raise BadFilterError(f"state must be running or finished, not {echo(state)}")
-        if len(game) > MAX_FILTER or len(bot) > MAX_FILTER or len(league) > MAX_FILTER:
+        if max(len(game), len(bot), len(league), len(ladder)) > MAX_FILTER:
             raise BadFilterError("a filter value is at most 128 characters")
+        if league and ladder:
+            raise BadFilterError("filter by a league or by a ladder, not both")
         if league:
             return await self._league_matches(league, game, bot, state, page)
+        if ladder:
+            if bot:
+                raise BadFilterError(f"a ladder's matches are not filtered by bot: drop bot={echo(bot)}")
+            info, _ = await self._standings(ladder)
+            if game and game != info.game:
+                return {"matches": [], "next_page": ""}
+            game, ladder = "", info.ladder_id
         phase = {"": None, "running": Phase.RUNNING, "finished": Phase.FINISHED}[state]
         after = ListPosition.parse(page) if page else None
-        shown, following = await self._lister().page(MatchQuery(game, bot, phase), after, PAGE_SIZE, PLAYED)
+        query = MatchQuery(game, bot, phase, ladder=ladder)
+        shown, following = await self._lister().page(query, after, PAGE_SIZE, PLAYED)
         return {
             "matches": [match_json(i) for i in shown],
             "next_page": following.token() if following is not None else "",
@@ -358,6 +455,40 @@ def match_json(info: MatchInfo) -> dict[str, Any]:
         "outcome": outcome.to_dict() if outcome else None,
         "started_at": info.started_at,
         "ended_at": None if info.running else info.ended_at,
+        "ladder_id": info.ladder_id,
+    }
+
+
+def ladder_json(info: LadderInfo) -> dict[str, Any]:
+    """A ladder's name, game, state and figures."""
+    return {
+        "id": info.ladder_id,
+        "name": info.name,
+        "game": info.game,
+        "players_per_match": info.players,
+        "duplicate": info.duplicate,
+        "state": info.state.value,
+        "matches_done": info.done,
+        "matches_open": info.open,
+        "created_at": info.created_at,
+    }
+
+
+def standing_json(line: Standing) -> dict[str, Any]:
+    """One bot's line of a ladder's standings."""
+    return {
+        "rank": line.rank,
+        "bot": line.bot,
+        "base_name": line.lineage.base,
+        "version": line.lineage.version,
+        "rating": round(line.rating, 1),
+        "rating_low": round(line.rating_low, 1),
+        "rating_high": round(line.rating_high, 1),
+        "provisional": line.provisional,
+        "games": line.games,
+        "wins": line.wins,
+        "faults": line.faults,
+        "retired": line.retired,
     }
 
 

@@ -96,7 +96,7 @@ def _chart(series: list[dict[str, Any]], title: str) -> Any:
 
 def _filters(request: web.Request) -> dict[str, str]:
     query = request.query
-    return {name: query.get(name, "").strip() for name in ("game", "bot", "league", "state", "page")}
+    return {name: query.get(name, "").strip() for name in ("game", "bot", "league", "ladder", "state", "page")}
 
 
 # --- pages -------------------------------------------------------------------------------------
@@ -115,11 +115,25 @@ async def league_page(request: web.Request) -> dict[str, Any]:
     return {"b": board, "chart": _chart(board["series"], "Leaders' Elo over the league"), "page": "league"}
 
 
+@aiohttp_jinja2.template("ladder.html")
+async def ladder_page(request: web.Request) -> dict[str, Any]:
+    """A ladder's standings and its leaders' rating history."""
+    board = await request.app[DATA].ladder_board(request.match_info["ladder_id"])
+    chart = line_chart(
+        [Series(s["label"], [tuple(p) for p in s["points"]]) for s in board["series"]],
+        "Leaders' ratings as they played",
+        "rated games",
+        "rating",
+    )
+    return {"b": board, "chart": chart, "page": "ladder"}
+
+
 @aiohttp_jinja2.template("bot.html")
 async def bot_page(request: web.Request) -> dict[str, Any]:
     """A bot's page."""
     bot = await request.app[DATA].bot(request.match_info["name"])
-    return {"bot": bot, "chart": _chart(bot["series"], "Elo in each league"), "page": "bot"}
+    title = "Rating in each league (Elo) and ladder"
+    return {"bot": bot, "chart": _chart(bot["series"], title), "page": "bot"}
 
 
 @aiohttp_jinja2.template("matches.html")
@@ -150,13 +164,23 @@ async def api_league(request: web.Request) -> web.Response:
     return _json(await request.app[DATA].league_board(request.match_info["league_id"]))
 
 
+async def api_ladders(request: web.Request) -> web.Response:
+    """GET /api/ladders."""
+    return _json(await request.app[DATA].ladders())
+
+
+async def api_ladder(request: web.Request) -> web.Response:
+    """GET /api/ladders/{ladder_id}."""
+    return _json(await request.app[DATA].ladder_board(request.match_info["ladder_id"]))
+
+
 async def api_bot(request: web.Request) -> web.Response:
     """GET /api/bots/{name}."""
     return _json(await request.app[DATA].bot(request.match_info["name"]))
 
 
 async def api_matches(request: web.Request) -> web.Response:
-    """GET /api/matches?game=&bot=&league=&state=&page=."""
+    """GET /api/matches?game=&bot=&league=&ladder=&state=&page=."""
     return _json(await request.app[DATA].matches(**_filters(request)))
 
 
@@ -220,11 +244,14 @@ def make_app(node: ArenaNode, rules_of: RulesOf | None = None) -> web.Applicatio
     routes = [
         ("/", home),
         ("/leagues/{league_id}", league_page),
+        ("/ladders/{ladder_id}", ladder_page),
         ("/bots/{name}", bot_page),
         ("/matches", matches_page),
         ("/matches/{match_id}", match_page),
         ("/api/overview", api_overview),
         ("/api/leagues/{league_id}", api_league),
+        ("/api/ladders", api_ladders),
+        ("/api/ladders/{ladder_id}", api_ladder),
         ("/api/bots/{name}", api_bot),
         ("/api/matches", api_matches),
         ("/api/matches/{match_id}", api_match),

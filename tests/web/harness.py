@@ -1,7 +1,8 @@
 """A real arena for the browser tests: an ``arena serve`` process with its web site, starter-bot
 processes playing a finished league of every hosted game (5211, Coloretto, Azul, FOOL!), hand-driven
 raw bots for a running 5211 match and a running FOOL! match, and two raw bots playing a running
-grey-wall Azul match that hold one seat's column choice while the other's is in.
+grey-wall Azul match that hold one seat's column choice while the other's is in; and a Coloretto
+ladder of two versions of one bot and the league's Coloretto bots, paused once it has some results.
 
 Everything is started once per test module (one browser per session) and stopped at its end.
 """
@@ -25,17 +26,19 @@ from typing import Any
 import grpc
 
 from arena.admin import create_league, register_bot
+from arena.admin_ladders import create_ladder, get_standings, pause_ladder
 from arena.games.base import GameRules
 from arena.launch import WEB_READY, start_serve, stop
 from arena.mainjob import bot_processes
 from arena.referee.record import DecisionRecord, MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.store.embedded import free_port
-from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
+from arena.v1 import bot_pb2, common_pb2, ladder_pb2, ladder_pb2_grpc, match_pb2, match_pb2_grpc
 from tests.grpc.rawbot import RawBot
 
 HOSTILE_LEAGUE = "<script>alert(1)</script>"
 HOSTILE_CLIENT = "<img src=x onerror=alert(2)>"
+LADDER_VERSIONS = ("cbot@v1", "cbot@v2")
 HOSTILE_BOT = "Z--..__x"
 """Bot names refuse '<' and '>': the most hostile name the registry takes (dots, dashes, underscores)."""
 
@@ -206,6 +209,8 @@ class Site:
     grey_match: str
     fool: LiveBots
     fool_match: str
+    ladder: str
+    """A paused Coloretto ladder with stored results (its bots include ``LADDER_VERSIONS``)."""
 
     def record(self, match_id: str) -> match_pb2.MatchRecord:
         with grpc.insecure_channel(self.address) as channel:
@@ -244,6 +249,29 @@ def start_match(address: str, admin: str, game: str, bots: list[str], options: d
         return str(stub.StartMatch(request, metadata=metadata).match_id)
 
 
+def played_ladder(address: str, admin: str) -> str:
+    """A Coloretto ladder among the connected Coloretto bots, paused once every bot has a result and
+    a version two points of rating history, and its open matches have ended (so its standings hold
+    still); its id."""
+    ladder = create_ladder(address, admin, game="coloretto", players=2, name="coloretto ladder").ladder_id
+
+    def rated() -> bool:
+        standings = get_standings(address, ladder)
+        return len(standings.entries) >= 4 and all(e.games > 0 for e in standings.entries)
+
+    def charted() -> bool:
+        with grpc.insecure_channel(address) as channel:
+            stub = ladder_pb2_grpc.LadderServiceStub(channel)
+            request = ladder_pb2.GetRatingHistoryRequest(ladder_id=ladder, bot_name=LADDER_VERSIONS[1])
+            return len(stub.GetRatingHistory(request).points) >= 2
+
+    wait_for(rated, 90, "every ladder bot with a result")
+    wait_for(charted, 60, "two points of rating history")
+    pause_ladder(address, ladder, admin)
+    wait_for(lambda: get_standings(address, ladder).ladder.status.matches_open == 0, 60, "the ladder's matches ended")
+    return str(ladder)
+
+
 @contextlib.contextmanager
 def served_site(folder: Path) -> Iterator[Site]:
     """Start everything (see the module docstring); stop it all at the end."""
@@ -269,6 +297,8 @@ def served_site(folder: Path) -> Iterator[Site]:
         tokens = {name: register_bot(address, name, admin) for lineup in lineups.values() for name, _ in lineup}
         live_tokens = {name: register_bot(address, name, admin) for name in ("live-a", "live-b")}
         grey_tokens = {name: register_bot(address, name, admin) for name in ("azul-a", "azul-b")}
+        ladder_lineup = ((LADDER_VERSIONS[0], "random"), (LADDER_VERSIONS[1], "heuristic"))
+        tokens |= {name: register_bot(address, name, admin) for name, _ in ladder_lineup}
         fool_bots = [f"fool-{n}" for n in range(1, 5)]
         fool_tokens = {name: register_bot(address, name, admin) for name in fool_bots}
         with contextlib.ExitStack() as stack:
@@ -291,18 +321,20 @@ def served_site(folder: Path) -> Iterator[Site]:
             live = stack.enter_context(contextlib.closing(LiveBots(address, live_tokens)))
             grey = stack.enter_context(contextlib.closing(GreyWallBots(address, grey_tokens)))
             fool = stack.enter_context(contextlib.closing(LiveBots(address, fool_tokens, "fool")))
+            stack.enter_context(bot_processes(address, tokens, ladder_lineup, 2, folder, "coloretto"))
             for league in leagues.values():
                 wait_for(
                     lambda league=league: get_json(f"{url}api/leagues/{league}")["state"] == "finished",
                     90,
                     f"league {league} finished",
                 )
+            ladder = played_ladder(address, admin)
             live_match = start_match(address, admin, "5211", ["live-a", "live-b"])
             grey_match = start_match(address, admin, "azul", ["azul-a", "azul-b"], {"wall": "grey"})
             fool_match = start_match(address, admin, "fool", fool_bots)
             wait_for(lambda: live.pending, 20, "the live match's first requests")
             wait_for(lambda: fool.pending, 20, "the FOOL! match's first request")
             wait_for(lambda: grey.held and grey.secret, 60, "a grey-wall tiling with one choice in")
-            yield Site(address, url, admin, leagues, live, live_match, grey, grey_match, fool, fool_match)
+            yield Site(address, url, admin, leagues, live, live_match, grey, grey_match, fool, fool_match, ladder)
     finally:
         stop(process, 10)

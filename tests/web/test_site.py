@@ -16,14 +16,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from arena.admin import get_leaderboard
+from arena.admin_ladders import get_standings
 from arena.games.registry import get_game
+from arena.v1 import ladder_pb2, ladder_pb2_grpc
 from tests.web.harness import (
     HOSTILE_BOT,
     HOSTILE_CLIENT,
     HOSTILE_LEAGUE,
+    LADDER_VERSIONS,
     Site,
     get_json,
     get_text,
@@ -401,3 +405,58 @@ def test_the_live_view_of_a_running_fool_match_shows_no_hand(site: Site, watched
     watched.shot("live-fool")
     live.finish()
     page.wait_for_selector("#viewer[data-ended=true]", timeout=60_000)
+
+
+def test_a_ladders_standings_page_shows_its_bots_with_the_counts_of_get_standings(site: Site, watched: Watched) -> None:
+    standings = get_standings(site.address, site.ladder)
+    assert len(standings.entries) >= 4
+    page = watched.open(site.url)
+    link = page.locator("table.ladders a", has_text="coloretto ladder")
+    assert link.get_attribute("href") == f"/ladders/{site.ladder}"
+    link.click()
+    page.wait_for_url(f"**/ladders/{site.ladder}")
+    rows = page.locator("table.leaderboard tbody tr")
+    assert rows.count() == len(standings.entries)
+    for index, entry in enumerate(standings.entries):
+        row = rows.nth(index)
+        assert row.get_attribute("data-bot") == entry.bot_name
+        assert row.locator(".rank").inner_text() == str(entry.rank)
+        assert row.locator("a.bot").inner_text() == entry.bot_name
+        assert int(row.locator(".n-games").inner_text()) == entry.games
+        assert int(row.locator(".n-wins").inner_text()) == entry.wins
+        assert int(row.locator(".n-faults").inner_text()) == entry.faults
+        assert row.locator(".provisional").count() == int(entry.provisional)
+        low, high = round(entry.rating_low, 1), round(entry.rating_high, 1)
+        assert row.locator(".rating").inner_text().startswith(f"{round(entry.rating, 1)}")
+        assert f"({low}–{high})" in row.locator(".rating").inner_text()
+    watched.shot("ladder")
+    api = get_json(f"{site.url}api/ladders/{site.ladder}")
+    assert [(r["bot"], r["games"], r["wins"], r["faults"]) for r in api["rows"]] == [
+        (e.bot_name, e.games, e.wins, e.faults) for e in standings.entries
+    ]
+    assert api["provisional_games"] == standings.provisional_games
+    assert site.ladder in [ladder["id"] for ladder in get_json(f"{site.url}api/ladders")["ladders"]]
+    # Its bots link to their pages; a version's page lists its lineage and its rating history.
+    page.locator("table.leaderboard a.bot", has_text=LADDER_VERSIONS[1]).click()
+    page.wait_for_url("**/bots/*")
+    assert page.locator("h1.bot-name").inner_text() == LADDER_VERSIONS[1]
+    versions = page.locator("ul.versions li a").all_inner_texts()
+    assert set(LADDER_VERSIONS) <= set(versions)
+    with grpc.insecure_channel(site.address) as channel:
+        history = ladder_pb2_grpc.LadderServiceStub(channel).GetRatingHistory(
+            ladder_pb2.GetRatingHistoryRequest(ladder_id=site.ladder, bot_name=LADDER_VERSIONS[1])
+        )
+    assert history.points, "the matchmaker charts every refit"
+    bot = get_json(f"{site.url}api/bots/{LADDER_VERSIONS[1].replace('@', '%40')}")
+    [mine] = [h for h in bot["ladders"] if h["id"] == site.ladder]
+    assert [(p["games"], round(p["rating"], 1)) for p in mine["history"]] == [
+        (p.games, round(p.rating, 1)) for p in history.points
+    ]
+    assert page.locator("svg.chart polyline").count() >= 1
+    watched.shot("bot-versions")
+    # The match list filters by ladder.
+    page = watched.open(f"{site.url}matches?ladder={site.ladder}")
+    shown = page.locator("table.matches tbody tr[data-match]").evaluate_all("rows => rows.map(r => r.dataset.match)")
+    assert shown and all(m.startswith(f"{site.ladder}.") for m in shown), shown
+    listed = get_json(f"{site.url}api/matches?ladder={site.ladder}")["matches"]
+    assert listed and all(m["ladder_id"] == site.ladder for m in listed)
