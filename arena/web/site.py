@@ -88,10 +88,8 @@ def _json(data: Any) -> web.Response:
     return web.json_response(data, dumps=lambda value: json.dumps(value, separators=(",", ":")))
 
 
-def _chart(series: list[dict[str, Any]], title: str) -> Any:
-    return line_chart(
-        [Series(s["label"], [tuple(p) for p in s["points"]]) for s in series], title, "results stored", "Elo"
-    )
+def _chart(series: list[dict[str, Any]], title: str, x: str = "results stored", y: str = "Elo") -> Any:
+    return line_chart([Series(s["label"], [tuple(p) for p in s["points"]]) for s in series], title, x, y)
 
 
 def _filters(request: web.Request) -> dict[str, str]:
@@ -133,7 +131,8 @@ async def bot_page(request: web.Request) -> dict[str, Any]:
     """A bot's page."""
     bot = await request.app[DATA].bot(request.match_info["name"])
     title = "Rating in each league (Elo) and ladder"
-    return {"bot": bot, "chart": _chart(bot["series"], title), "page": "bot"}
+    chart = _chart(bot["series"], title, "results stored (league), rated games (ladder)", "rating")
+    return {"bot": bot, "chart": chart, "page": "bot"}
 
 
 @aiohttp_jinja2.template("matches.html")

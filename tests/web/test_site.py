@@ -460,3 +460,8 @@ def test_a_ladders_standings_page_shows_its_bots_with_the_counts_of_get_standing
     assert shown and all(m.startswith(f"{site.ladder}.") for m in shown), shown
     listed = get_json(f"{site.url}api/matches?ladder={site.ladder}")["matches"]
     assert listed and all(m["ladder_id"] == site.ladder for m in listed)
+    # Clear errors: no such ladder; a ladder filter with a bot filter (the ladder's index has no bot).
+    missing = watched.page.request.get(f"{site.url}api/ladders/LDnothere")
+    assert missing.status == 404 and "no ladder 'LDnothere'" in missing.json()["error"]
+    mixed = watched.page.request.get(f"{site.url}api/matches?ladder={site.ladder}&bot=cbot")
+    assert mixed.status == 400 and "bot='cbot'" in mixed.json()["error"]
