@@ -24,10 +24,11 @@ from arena import catalogue
 from arena.errors import ArenaError, echo
 from arena.games.base import GameRules
 from arena.games.registry import get_game
-from arena.ladder.standings import PROVISIONAL_GAMES, Standing
+from arena.ladder.standings import Standing
 from arena.ladder.versions import BotVersion
 from arena.league.elo import INITIAL_RATING, EloLadder
 from arena.league.result import MatchResult, unique_results
+from arena.league.table import PROVISIONAL_MATCHES
 from arena.node import ArenaNode
 from arena.service.auth import NotRegisteredForGameError
 from arena.service.ladders import LadderInfo, LadderNotFoundError, LadderService
@@ -204,7 +205,7 @@ class SiteData:
         return ladder_json(info) | {
             "kind": "ladder",
             "rows": [standing_json(line) for line in lines],
-            "provisional_games": PROVISIONAL_GAMES,
+            "provisional_games": PROVISIONAL_MATCHES,
             "series": series,
         }
 
