@@ -80,6 +80,13 @@ async def test_bad_filters_get_a_clear_error_naming_the_value(web: tuple[WebServ
     assert status == 404 and "no finished match" in data["error"]
     status, body, _ = await fetch(f"{server.url}matches?state=sleeping")
     assert status == 400 and "sleeping" in body and "<html" in body
+    status, data, _ = await fetch(f"{server.url}api/matches?ladder=LD00&league=L00")
+    assert status == 400 and "not both" in data["error"]
+    for path in ("api/ladders", "api/ladders/LD00", "api/matches?ladder=LD00"):  # a node without Redis
+        status, data, _ = await fetch(f"{server.url}{path}")
+        assert status == 404 and "no ladders" in data["error"], path
+    status, data, _ = await fetch(f"{server.url}api/overview")
+    assert status == 200 and data["ladders"] == []
 
 
 async def test_the_site_is_read_only_and_sends_its_security_headers(web: tuple[WebServer, ArenaNode]) -> None:
