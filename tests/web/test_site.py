@@ -355,6 +355,10 @@ def test_the_live_view_of_a_grey_wall_azul_match_shows_no_column_choice_before_t
     assert secret is not None and grey.held is not None
     choice = secret.legal_actions[0]  # seat 0's tiling, sent; seat 1's is held
     wall_before = [list(row.spaces) for row in secret.observation.game_azul.boards[0].wall_rows]
+    _, held = grey.held
+    # Seat 1's request (sent as the tiling began) holds nothing of seat 0's choice either.
+    assert [list(row.spaces) for row in held.observation.game_azul.boards[0].wall_rows] == wall_before
+    assert held.observation.game_azul.round_results == secret.observation.game_azul.round_results
     page = watched.open(f"{site.url}matches/{match_id}")
     page.wait_for_selector("#viewer[data-events]")
     page.wait_for_selector("#viewer[data-step]")
