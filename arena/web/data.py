@@ -320,7 +320,10 @@ class SiteData:
         if ladder:
             if bot:
                 raise BadFilterError(f"a ladder's matches are not filtered by bot: drop bot={echo(bot)}")
-            info, _ = await self._standings(ladder)
+            try:
+                info = await self._ladders().get(ladder)
+            except LadderNotFoundError as error:
+                raise NotFoundError(f"no ladder {echo(ladder)}") from error
             if game and game != info.game:
                 return {"matches": [], "next_page": ""}
             game, ladder = "", info.ladder_id
