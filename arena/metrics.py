@@ -1,5 +1,8 @@
 """Prometheus metrics of one arena node, and the ``/metrics`` HTTP endpoint.
 
+Transport-agnostic: the gRPC layer counts its calls into these metrics with its own interceptor
+(``arena.grpc.call_metrics``).
+
 Every name starts with ``arena_``, uses base units and ``_total`` for counters. Label sets are
 bounded (game, termination, fault, gRPC method and code): never a bot or a match id — per-bot
 figures belong in the leaderboard API.
@@ -7,12 +10,9 @@ figures belong in the leaderboard API.
 
 from __future__ import annotations
 
-import inspect
 import platform
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import Callable
 
-import grpc
 import prometheus_client
 from prometheus_client import (
     CollectorRegistry,
@@ -26,10 +26,10 @@ from prometheus_client import (
     start_http_server,
 )
 
-from arena import __version__, catalogue
+from arena import __version__
 from arena.games.base import Termination
+from arena.games.registry import GAMES
 from arena.service.limits import HelloRefusal
-from arena.v1 import bot_pb2, ladder_pb2, league_pb2, match_pb2, node_pb2, registry_pb2
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OVERHEAD_BUCKETS = tuple(round(1e-5 * 1.25**k, 8) for k in range(52))
@@ -38,11 +38,6 @@ FAULTS = ("timeout", "invalid", "illegal", "disconnected", "forfeited")
 """Why a fallback action was played (the ``fault`` label)."""
 CLIENT_ERRORS = ("ping_flood",)
 """Why a bot stream was ended for abuse (the ``kind`` label)."""
-SERVICES = tuple(
-    service for module in (bot_pb2, match_pb2, league_pb2, ladder_pb2, registry_pb2, node_pb2)
-    for service in module.DESCRIPTOR.services_by_name.values()
-)  # fmt: skip
-"""The arena's gRPC services, whose methods' call counters start at zero."""
 DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
 
@@ -116,7 +111,7 @@ class ArenaMetrics:
 
     def _start_at_zero(self) -> None:
         """Every counter's known label values, at 0 from the start (panels show 0, not "No data")."""
-        for game in catalogue.names():
+        for game in sorted(GAMES):
             self.matches_started.labels(game)
             self.match_duration.labels(game)
             self.decision_latency.labels(game)
@@ -132,9 +127,6 @@ class ArenaMetrics:
             self.hello_refused.labels(reason.value)
         for kind in CLIENT_ERRORS:
             self.client_errors.labels(kind)
-        for service in SERVICES:
-            for method in service.methods:
-                self.grpc_calls.labels(service.full_name, method.name, "OK")
 
     # -- the referee's MatchMetrics protocol ------------------------------------------------------
 
@@ -160,9 +152,9 @@ class ArenaMetrics:
 
     # -- wiring -----------------------------------------------------------------------------------
 
-    def grpc_error(self, method: str, code: grpc.StatusCode) -> None:
-        """Count a call that ended with ``code`` (for handlers that are not wrapped)."""
-        self.grpc_errors.labels(method, code.name).inc()
+    def grpc_error(self, method: str, code: str) -> None:
+        """Count a call that ended with the status named ``code`` (for handlers that are not wrapped)."""
+        self.grpc_errors.labels(method, code).inc()
 
     def watch(self, connected_bots: Callable[[], int], active_matches: Callable[[], int]) -> None:
         """Read the two gauges from the node's state at every scrape."""
@@ -173,84 +165,3 @@ class ArenaMetrics:
         """Expose ``/metrics`` over HTTP on a background thread; returns the bound port."""
         server, _thread = start_http_server(port, address, registry=self.registry)
         return int(server.server_port)
-
-
-class ErrorCountingInterceptor(grpc.aio.ServerInterceptor):
-    """Counts calls that end with a non-OK status, by method and code.
-
-    Unary and server-streaming methods are wrapped here. The bot stream (stream-stream) is not:
-    wrapping would put a layer on every message of the hot path, so it counts its own errors
-    (``ArenaMetrics.grpc_error``).
-    """
-
-    def __init__(self, metrics: ArenaMetrics) -> None:
-        self.metrics = metrics
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        """Wrap the method's behaviour to read its final status."""
-        handler: Any = await continuation(handler_call_details)
-        if handler is None:
-            return None
-        service, _, method = str(handler_call_details.method).lstrip("/").rpartition("/")
-        errors, calls = self.metrics.grpc_errors, self.metrics.grpc_calls
-
-        def count(context: Any, failed: bool, errors_too: bool = True) -> None:
-            code = context.code()
-            if code is None and failed:
-                code = grpc.StatusCode.UNKNOWN
-            name = "OK" if code is None else code.name if isinstance(code, grpc.StatusCode) else str(code)
-            calls.labels(service, method, name).inc()
-            if errors_too and name != "OK":
-                errors.labels(method, name).inc()
-
-        if handler.unary_unary is not None:
-            inner_uu = handler.unary_unary
-
-            async def unary_unary(request: Any, context: Any) -> Any:
-                failed = True
-                try:
-                    response = await inner_uu(request, context)
-                    failed = False
-                    return response
-                finally:
-                    count(context, failed)
-
-            return grpc.unary_unary_rpc_method_handler(
-                unary_unary, handler.request_deserializer, handler.response_serializer
-            )
-        if handler.unary_stream is not None:
-            inner_us = handler.unary_stream
-
-            async def unary_stream(request: Any, context: Any) -> AsyncIterator[Any]:
-                failed = True
-                try:
-                    async for response in inner_us(request, context):
-                        yield response
-                    failed = False
-                finally:
-                    count(context, failed)
-
-            return grpc.unary_stream_rpc_method_handler(
-                unary_stream, handler.request_deserializer, handler.response_serializer
-            )
-        if handler.stream_stream is not None and inspect.iscoroutinefunction(handler.stream_stream):
-            # The bot stream writes through its context: wrapping the call (not its messages) adds
-            # nothing to the hot path. Its errors are counted by its servicer (grpc_error).
-            inner_ss = handler.stream_stream
-
-            async def stream_stream(requests: Any, context: Any) -> None:
-                failed = True
-                try:
-                    await inner_ss(requests, context)
-                    failed = False
-                finally:
-                    count(context, failed, errors_too=False)
-
-            return grpc.stream_stream_rpc_method_handler(
-                stream_stream, handler.request_deserializer, handler.response_serializer
-            )
-        return handler  # type: ignore[no-any-return]

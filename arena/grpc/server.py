@@ -9,10 +9,10 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.grpc.call_metrics import ErrorCountingInterceptor
 from arena.grpc.decode import DecodeErrorInterceptor
 from arena.grpc.ladders import LadderServicer
 from arena.grpc.servicers import BotServicer, LeagueServicer, MatchServicer, NodeServicer, RegistryServicer
-from arena.metrics import ErrorCountingInterceptor
 from arena.node import ArenaNode
 from arena.service.limits import Limits
 from arena.v1 import (

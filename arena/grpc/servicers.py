@@ -301,7 +301,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     ) -> NoReturn:
         """End the bot stream with an error status, counted in the metrics."""
         if self.node.metrics is not None:
-            self.node.metrics.grpc_error("Connect", code)
+            self.node.metrics.grpc_error("Connect", code.name)
         await context.abort(code, details)
 
     async def _read(
