@@ -14,13 +14,12 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
-from arena import startup
+from arena import catalogue, startup
 from arena.errors import NodeIdTakenError, StartupError
 from arena.grpc import convert
 from arena.grpc.server import GrpcServer, TlsFiles, start_server
 from arena.metrics import ArenaMetrics
 from arena.node import ArenaNode
-from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
 from arena.referee.clock import MonotonicClock
 from arena.service.auth import BotRegistry, new_token
@@ -34,8 +33,10 @@ from arena.store.clients import RedisClientBook
 from arena.store.embedded import EmbeddedRedis, redacted
 from arena.store.ladders import LadderStore
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import MatchQueue
 from arena.store.nodes import NodeRegistry
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
+from arena.store.relay import RelayStore
 from arena.store.slots import SlotBroker
 from arena.web.site import WebServer, start_web
 
@@ -209,11 +210,12 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         node.leagues.store,
         node.matches,
         node_id,
+        default_game=catalogue.DEFAULT_GAME,
         lease_seconds=config.lease_seconds,
         metrics=metrics,
     )
     node.nodes = NodeRegistry(client, node_id, config.address)
-    relay = Relay(client, node_id, hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
+    relay = Relay(RelayStore(client, node_id), hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
     node.matches.relay = relay
     relay.adopt = node.matches.adopt
     node.matches.slots = SlotBroker(client)

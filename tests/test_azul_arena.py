@@ -20,10 +20,10 @@ from arena_bot.games import azul as azul_sdk
 from arena import catalogue
 from arena.errors import GameSetupError
 from arena.games.azul import RULES, Phase, RoundResult, State, Take, Tiling
-from arena.queue.stream import MatchQueue
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import connect as connect_redis
 from arena.v1 import bot_pb2, common_pb2, game_azul_pb2, league_pb2, league_pb2_grpc, match_pb2
 from arena.wire import record as wire_record

@@ -1,1 +1,1 @@
-"""The match queue on Redis Streams, and the referee workers that drain it."""
+"""The referee workers that drain the match queue (the queue itself is in ``arena.store.match_queue``)."""

@@ -29,16 +29,15 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from arena.catalogue import DEFAULT_GAME
 from arena.games.base import Termination
 from arena.league.result import MatchResult
 from arena.league.schedule import SEED_BITS, MatchSpec, deal_seed
 from arena.metrics import ArenaMetrics
-from arena.queue.stream import Entry, MatchQueue
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.service.matches import BotAbsentError, BotUnavailableError, MatchManager
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import Entry, MatchQueue
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +83,7 @@ class RefereeWorker:
         matches: MatchManager,
         consumer: str,
         *,
+        default_game: str,
         lease_seconds: float = 30.0,
         max_held: int = 256,
         poll_seconds: float = 0.1,
@@ -95,6 +95,8 @@ class RefereeWorker:
         self.leagues = leagues
         self.matches = matches
         self.consumer = consumer
+        self.default_game = default_game
+        """The game of a league whose spec names none (stored before leagues named their game)."""
         self.lease_seconds = lease_seconds
         self.max_held = max_held
         self.poll_seconds = poll_seconds
@@ -211,7 +213,7 @@ class RefereeWorker:
                 continue
             try:
                 run_id = await self.matches.start(
-                    league.get("game", DEFAULT_GAME),
+                    league.get("game", self.default_game),
                     spec.bots,
                     # A duplicate deal is the same cards in every rotation, and withheld until all are
                     # played; any other match (or re-run after an abort) is dealt afresh.

@@ -22,8 +22,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from redis.exceptions import RedisError
-
 from arena.errors import ArenaError, echo
 from arena.games.registry import get_game
 from arena.ladder.matchmaker import Candidate, pick_tables, rotations
@@ -32,11 +30,12 @@ from arena.league.aggregate import PairingAggregate
 from arena.league.bradley_terry import PRIOR_SD
 from arena.league.schedule import SECRET_BYTES, MatchSpec, deal_id
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
-from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import MAX_REQUEST_ID, REBUILD_ATTEMPTS, LeagueNotFoundError
 from arena.store.ladders import LadderStore, Online
+from arena.store.match_queue import MatchQueue
+from arena.store.redis_stores import STORE_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -253,13 +252,13 @@ class Matchmaker:
                         next_pass = 0.0
                     generation = seen
                     wait = min(wait, WAKE_SECONDS)
-            except (RedisError, OSError) as error:
+            except STORE_ERRORS as error:
                 log.warning("matchmaking paused: redis unavailable (%s)", error)
             except Exception:
                 log.exception("matchmaking pass failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), wait)
-        with contextlib.suppress(RedisError, OSError):
+        with contextlib.suppress(*STORE_ERRORS):
             await self.store.release_matchmaking(self.owner)
 
     async def one_pass(self) -> int:

@@ -20,11 +20,11 @@ from arena.games.registry import get_game
 from arena.league.aggregate import PairingAggregate
 from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, match_count, schedule_league
 from arena.league.table import LeagueTable
-from arena.queue.stream import MatchQueue
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
 from arena.service.limits import Limits
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import MatchQueue
 
 MAX_REQUEST_ID = 128
 """Characters of a create request's id that count."""

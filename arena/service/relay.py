@@ -15,27 +15,22 @@ import asyncio
 import base64
 import json
 import logging
-import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
-
-import redis.asyncio as aioredis
-from redis.exceptions import RedisError
 
 from arena.errors import ArenaError
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
-from arena.store.redis_stores import key, text
+from arena.store.redis_stores import STORE_ERRORS
+from arena.store.relay import RelayStore
 
 log = logging.getLogger(__name__)
 
 Encoder = Callable[[Outgoing], bytes]
 """Turns a message for a bot into its wire bytes (the gRPC layer's converter, injected)."""
 
-INBOX_LENGTH = 100_000
-PRESENCE_SECONDS = 15
 STALE_SECONDS = 120.0
 """A cross-node seat whose referee has said nothing this long is dropped (its node died)."""
 ORIGIN_CHECK_SECONDS = 2.0
@@ -45,59 +40,17 @@ freeing the bot's match slot long before ``STALE_SECONDS``."""
 FOLLOW_SECONDS = 0.5
 """How often a pending cross-node request checks where its bot is."""
 
-_FORGET_IF_MINE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('ZREM', KEYS[4], ARGV[2])
-  return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-end
-return 0
-"""
-
-
-class BotDirectory:
-    """Which node each connected bot is on."""
-
-    def __init__(self, client: aioredis.Redis, node_id: str) -> None:
-        self.r = client
-        self.node_id = node_id
-        self._forget = client.register_script(_FORGET_IF_MINE)
-
-    async def here(self, bots: Mapping[str, int], plays: Mapping[str, Iterable[str]] | None = None) -> None:
-        """These bots are connected to this node, each with the matches at once it asked for and
-        the games its connection plays (refreshes their entries; ``arena:online`` lists them all
-        for the ladders' matchmaker)."""
-        plays = plays or {}
-        until = time.time() + PRESENCE_SECONDS
-        async with self.r.pipeline(transaction=False) as pipe:
-            for bot, capacity in bots.items():
-                pipe.set(key("botat", bot), self.node_id, ex=PRESENCE_SECONDS)
-                pipe.set(key("botcap", bot), capacity, ex=PRESENCE_SECONDS)
-                pipe.set(key("botplays", bot), json.dumps(sorted(plays.get(bot, ()))), ex=PRESENCE_SECONDS)
-                pipe.zadd(key("online"), {bot: until})
-            await pipe.execute()
-
-    async def gone(self, bot: str) -> None:
-        """The bot left this node (unless it is already on another)."""
-        await self._forget(
-            keys=[key("botat", bot), key("botcap", bot), key("botplays", bot), key("online")], args=[self.node_id, bot]
-        )
-
-    async def where(self, bot: str) -> str | None:
-        """The node the bot is connected to, if any."""
-        node = await self.r.get(key("botat", bot))
-        return None if node is None else text(node)
-
 
 class Relay:
     """This node's inbox and its side of every cross-node seat."""
 
-    def __init__(self, client: aioredis.Redis, node_id: str, hub: SessionHub, clock: Clock, encode: Encoder) -> None:
-        self.r = client
-        self.node_id = node_id
+    def __init__(self, store: RelayStore, hub: SessionHub, clock: Clock, encode: Encoder) -> None:
+        self.store = store
+        self.node_id = store.node_id
         self.hub = hub
         self.clock = clock
         self.encode = encode
-        self.directory = BotDirectory(client, node_id)
+        self.directory = store.directory
         self.origin_seats: dict[tuple[str, str, int], RelaySeat] = {}
         """Seats this node referees whose bots are elsewhere, by (match, bot, seat)."""
         self.pending_sends: set[asyncio.Task[None]] = set()
@@ -123,19 +76,15 @@ class Relay:
         queue.put_nowait(message)
 
     async def _drain(self, node: str, queue: asyncio.Queue[dict[str, str]]) -> None:
-        inbox = key("relay", node)
         while True:
             batch = [await queue.get()]
             while not queue.empty() and len(batch) < 500:
                 batch.append(queue.get_nowait())
             for attempt in range(20):
                 try:
-                    async with self.r.pipeline(transaction=False) as pipe:
-                        for message in batch:
-                            pipe.xadd(inbox, message, maxlen=INBOX_LENGTH, approximate=True)  # type: ignore[arg-type]
-                        await pipe.execute()
+                    await self.store.post(node, batch)
                     break
-                except (RedisError, OSError) as error:
+                except STORE_ERRORS as error:
                     log.warning("relay to %s failed (%s); retrying", node, error)
                     await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
 
@@ -153,7 +102,7 @@ class Relay:
     async def locate(self, bot: str) -> str | None:
         """The live node the bot is connected to, if any (a dead node's entry is ignored)."""
         home = await self.directory.where(bot)
-        if home is None or not await self.r.exists(key("node", home)):
+        if home is None or not (await self.store.alive([home]))[home]:
             return None
         return home
 
@@ -206,26 +155,22 @@ class Relay:
     async def run(self, stop: asyncio.Event) -> None:
         """Read this node's inbox until ``stop``."""
         last = "$"
-        inbox = key("relay", self.node_id)
         checked = self.clock.now()
         while not stop.is_set():
             try:
                 if self.clock.now() - checked >= ORIGIN_CHECK_SECONDS:
                     checked = self.clock.now()
                     await self.check_origins()
-                reply = await self.r.xread({inbox: last}, count=500, block=200)
-            except (RedisError, OSError) as error:
+                entries = await self.store.read(last, count=500, block_ms=200)
+            except STORE_ERRORS as error:
                 log.warning("relay inbox unavailable: %s", error)
                 await asyncio.sleep(0.5)
                 continue
-            streams: list[Any] = list(reply or [])  # RESP2: [[stream, [[id, fields], ...]]]
-            for _stream, entries in streams:
-                for entry_id, fields in entries:
-                    last = text(entry_id)
-                    try:
-                        self.handle({text(k): text(v) for k, v in fields.items()})
-                    except Exception:
-                        log.exception("bad relay message %s", last)
+            for last, fields in entries:
+                try:
+                    self.handle(fields)
+                except Exception:
+                    log.exception("bad relay message %s", last)
 
     async def check_origins(self) -> None:
         """Mark the cross-node seats whose referee's node has had no heartbeat at two checks in a row."""
@@ -238,10 +183,7 @@ class Relay:
         origins = sorted({seat.origin for seat in proxies})
         if not origins:
             return
-        async with self.r.pipeline(transaction=False) as pipe:
-            for origin in origins:
-                pipe.exists(key("node", origin))
-            alive = dict(zip(origins, await pipe.execute(), strict=True))
+        alive = await self.store.alive(origins)
         for seat in proxies:
             if alive[seat.origin]:
                 seat.origin_missed = False
@@ -351,7 +293,7 @@ class RelaySeat:
         future = pending[1]
         try:
             home = await self.relay.locate(self.bot)
-        except (RedisError, OSError):
+        except STORE_ERRORS:
             return
         if future.done():
             return

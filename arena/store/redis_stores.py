@@ -13,6 +13,9 @@ from arena.referee.record import MatchRecord
 from arena.store.match_index import MatchInfo, MatchQuery, Position, index_names
 
 PREFIX = "arena"
+STORE_ERRORS: tuple[type[Exception], ...] = (redis_errors.RedisError, OSError)
+"""What a store call raises when the store is unreachable or refused the command: the layers above
+catch these to retry or pause, without importing the Redis client."""
 
 
 def connect(url: str, max_connections: int = 64) -> aioredis.Redis:

@@ -9,12 +9,12 @@ import grpc
 import pytest
 
 from arena.games.registry import GAMES
-from arena.queue.stream import MatchQueue
 from arena.referee.timecontrol import TimeControl
 from arena.service.auth import BotRegistry, NameTakenError
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import RedisTokenStore, connect
 from arena.v1 import (
     bot_pb2,

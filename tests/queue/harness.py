@@ -9,12 +9,13 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.exceptions import RedisError
 
+from arena.catalogue import DEFAULT_GAME
 from arena.league.table import LeagueTable
-from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import connect
 from tests.grpc.harness import Arena
 
@@ -25,7 +26,9 @@ async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[Le
     client = connect(redis_server.url)
     service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock, arena.node.registry.check_plays)
     arena.node.leagues = service
-    worker = RefereeWorker(service.queue, service.store, arena.node.matches, "node-test", lease_seconds=2)
+    worker = RefereeWorker(
+        service.queue, service.store, arena.node.matches, "node-test", default_game=DEFAULT_GAME, lease_seconds=2
+    )
     stop = asyncio.Event()
     task = asyncio.ensure_future(worker.run(stop))
     try:

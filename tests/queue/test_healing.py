@@ -32,15 +32,16 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from arena.admin import register_bot
+from arena.catalogue import DEFAULT_GAME
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.league.table import LeagueTable
-from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueProgress, LeagueService
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import QUEUE_STREAM, LeagueStore
+from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import connect, key, text
 from arena.v1 import bot_pb2, common_pb2, league_pb2, league_pb2_grpc
 from tests.grpc.harness import ADMIN, ADMIN_METADATA, Arena, start_node
@@ -58,7 +59,13 @@ async def leagues7(arena: Arena, redis7: EmbeddedRedis) -> AsyncIterator[LeagueS
     service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock)
     arena.node.leagues = service
     worker = RefereeWorker(
-        service.queue, service.store, arena.node.matches, "node-crash", lease_seconds=1, reconcile_seconds=1
+        service.queue,
+        service.store,
+        arena.node.matches,
+        "node-crash",
+        default_game=DEFAULT_GAME,
+        lease_seconds=1,
+        reconcile_seconds=1,
     )
     stop = asyncio.Event()
     task = asyncio.ensure_future(worker.run(stop))

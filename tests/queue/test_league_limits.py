@@ -9,11 +9,11 @@ import grpc
 import pytest
 
 from arena.league.schedule import Design, LeagueFormat, LeagueSpec, match_count, schedule_league
-from arena.queue.stream import MatchQueue
 from arena.service.leagues import LeagueService
 from arena.service.limits import Limits
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import connect
 from arena.v1 import league_pb2, league_pb2_grpc
 from tests.grpc.harness import ADMIN_METADATA, Arena

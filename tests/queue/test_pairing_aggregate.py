@@ -17,11 +17,11 @@ from arena.league.aggregate import PairingAggregate
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec
 from arena.league.table import LeagueTable
-from arena.queue.stream import MatchQueue
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import connect, key, text
 from arena.v1 import league_pb2, league_pb2_grpc
 from tests.grpc.harness import Arena

@@ -9,11 +9,12 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from arena.catalogue import DEFAULT_GAME
 from arena.league.schedule import SECRET_BYTES, MatchSpec
-from arena.queue.stream import MatchQueue
 from arena.queue.worker import RefereeWorker
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
+from arena.store.match_queue import MatchQueue
 from tests.grpc.harness import Arena, eventually
 
 
@@ -55,7 +56,7 @@ async def test_every_queued_match_is_played_and_stored_once(
         await arena.connect(name, capacity=8)
     tables = [[x, y] for x, y in (("a", "b"), ("b", "c"), ("c", "a"))] * 10
     ids = await schedule(queue, leagues, "L1", tables)
-    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-1", lease_seconds=5)
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-1", default_game=DEFAULT_GAME, lease_seconds=5)
     total = len(ids)
 
     async def done() -> bool:
@@ -85,7 +86,7 @@ async def test_matches_of_a_dead_worker_are_reclaimed(arena: Arena, store: tuple
     ids = await schedule(queue, leagues, "L2", [["p", "q"]] * 8)
     taken = await queue.read_new("dead-node", 5, 0)  # a worker that claims work and dies
     assert len(taken) == 5
-    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-2", lease_seconds=0.5)
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-2", default_game=DEFAULT_GAME, lease_seconds=0.5)
     counts = {"done": 0}
 
     async def poll() -> None:
@@ -112,7 +113,7 @@ async def test_a_match_that_runs_twice_is_counted_once(arena: Arena, store: tupl
     first = {"result": earlier | {"note": "stored by an earlier run"}}
     assert await leagues.record_result("L3", ids[0], "L3-d0", first["result"]) == (True, 1)
     assert await leagues.record_result("L3", ids[0], "L3-d0", earlier | {"note": "second"}) == (False, 1)
-    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-3", lease_seconds=5)
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-3", default_game=DEFAULT_GAME, lease_seconds=5)
     state = {"depth": 1}
 
     async def poll() -> None:

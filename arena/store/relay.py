@@ -1,0 +1,108 @@
+"""The relay's Redis side: each node's inbox stream, and which node each connected bot is on.
+
+Each node has an inbox, a Redis stream ``arena:relay:{node}``, which other nodes post to and it alone
+reads; where each bot is connected is kept by its home node (``arena:botat:{bot}``, with its capacity
+and games, refreshed with the node's heartbeat and expiring when the node dies). The relay itself
+(``arena.service.relay``) speaks only through these two classes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from arena.store.match_queue import Entry
+from arena.store.redis_stores import key, text
+
+log = logging.getLogger("arena.service.relay")  # the relay's log, as before its Redis side moved here
+
+INBOX_LENGTH = 100_000
+"""Each inbox is trimmed to about this many messages."""
+PRESENCE_SECONDS = 15
+"""A bot's whereabouts expire this long after its node last refreshed them."""
+
+_FORGET_IF_MINE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('ZREM', KEYS[4], ARGV[2])
+  return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+end
+return 0
+"""
+
+
+class BotDirectory:
+    """Which node each connected bot is on."""
+
+    def __init__(self, client: aioredis.Redis, node_id: str) -> None:
+        self.r = client
+        self.node_id = node_id
+        self._forget = client.register_script(_FORGET_IF_MINE)
+
+    async def here(self, bots: Mapping[str, int], plays: Mapping[str, Iterable[str]] | None = None) -> None:
+        """These bots are connected to this node, each with the matches at once it asked for and
+        the games its connection plays (refreshes their entries; ``arena:online`` lists them all
+        for the ladders' matchmaker)."""
+        plays = plays or {}
+        until = time.time() + PRESENCE_SECONDS
+        async with self.r.pipeline(transaction=False) as pipe:
+            for bot, capacity in bots.items():
+                pipe.set(key("botat", bot), self.node_id, ex=PRESENCE_SECONDS)
+                pipe.set(key("botcap", bot), capacity, ex=PRESENCE_SECONDS)
+                pipe.set(key("botplays", bot), json.dumps(sorted(plays.get(bot, ()))), ex=PRESENCE_SECONDS)
+                pipe.zadd(key("online"), {bot: until})
+            await pipe.execute()
+
+    async def gone(self, bot: str) -> None:
+        """The bot left this node (unless it is already on another)."""
+        await self._forget(
+            keys=[key("botat", bot), key("botcap", bot), key("botplays", bot), key("online")], args=[self.node_id, bot]
+        )
+
+    async def where(self, bot: str) -> str | None:
+        """The node the bot is connected to, if any."""
+        node = await self.r.get(key("botat", bot))
+        return None if node is None else text(node)
+
+
+class RelayStore:
+    """The nodes' relay inboxes, seen from one node (``node_id``), and its bot directory."""
+
+    def __init__(self, client: aioredis.Redis, node_id: str) -> None:
+        self.r = client
+        self.node_id = node_id
+        self.directory = BotDirectory(client, node_id)
+
+    async def post(self, node: str, messages: Sequence[Mapping[str, str]]) -> None:
+        """Append ``messages`` to ``node``'s inbox, in order, in one round trip."""
+        inbox = key("relay", node)
+        async with self.r.pipeline(transaction=False) as pipe:
+            for message in messages:
+                pipe.xadd(inbox, dict(message), maxlen=INBOX_LENGTH, approximate=True)  # type: ignore[arg-type]
+            await pipe.execute()
+
+    async def read(self, last: str, count: int, block_ms: int) -> list[Entry]:
+        """This node's messages after ``last`` (``"$"``: from now on), at most ``count``, waiting up
+        to ``block_ms`` for the first."""
+        reply = await self.r.xread({key("relay", self.node_id): last}, count=count, block=block_ms)
+        streams: list[Any] = list(reply or [])  # RESP2: [[stream, [[id, fields], ...]]]
+        found: list[Entry] = []
+        for _stream, entries in streams:
+            for entry_id, fields in entries:
+                try:
+                    found.append((text(entry_id), {text(k): text(v) for k, v in fields.items()}))
+                except UnicodeDecodeError:
+                    log.exception("bad relay message %s", entry_id)
+        return found
+
+    async def alive(self, nodes: Iterable[str]) -> dict[str, bool]:
+        """Whether each node has a live heartbeat, in one round trip."""
+        names = list(nodes)
+        async with self.r.pipeline(transaction=False) as pipe:
+            for node in names:
+                pipe.exists(key("node", node))
+            return {node: bool(found) for node, found in zip(names, await pipe.execute(), strict=True)}
