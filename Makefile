@@ -34,10 +34,11 @@ test: $(STAMP) system-deps check alert-rules pytest ## The whole suite: format, 
 system-deps: ## The Debian packages the suite uses (Redis 7, gRPC C++), installed when missing
 	scripts/install-system-deps.sh
 
-check: $(STAMP) ## Static checks only: format, lint, types
+check: $(STAMP) ## Static checks only: format, lint, types, the import contracts (docs/architecture.md)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against proto/released.binpb
 

@@ -157,20 +157,3 @@ def test_the_game_agnostic_modules_name_no_game() -> None:
             if game_module and where.as_posix() != "arena/catalogue/__init__.py":
                 offences.append(f"{where}: imports {name}")
     assert not offences, "\n".join(offences)
-
-
-@pytest.mark.parametrize(
-    ("layer", "forbidden"),
-    [
-        ("arena/games", ("arena.wire", "arena.catalogue", "arena.bots", "arena.v1", "google", "grpc", "redis")),
-        ("arena/referee", ("arena.wire", "arena.catalogue", "arena.bots", "arena.v1", "grpc", "redis")),
-        ("arena/league", ("arena.wire", "arena.catalogue", "arena.v1", "grpc", "redis")),
-    ],
-)
-def test_dependencies_point_inward(layer: str, forbidden: tuple[str, ...]) -> None:
-    offences = []
-    for path in _modules([layer]):
-        for name in _imports(ast.parse(path.read_text(encoding="utf-8"))):
-            if any(name == bad or name.startswith(bad + ".") for bad in forbidden):
-                offences.append(f"{path.relative_to(ROOT)} imports {name}")
-    assert not offences, "\n".join(offences)
