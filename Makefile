@@ -104,4 +104,4 @@ conformance: $(STAMP) ## Check every game's engine against its public case files
 	done
 
 clean: ## Remove the virtual environment and caches
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .import_linter_cache
