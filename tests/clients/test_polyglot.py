@@ -1,5 +1,5 @@
 """Bots of different languages at one table, in every game the arena hosts: Python, TypeScript, Go, Rust,
-Java and C++ processes against a real arena server, then a small multi-language league.
+Java and C++ processes against a real arena server, then small multi-language leagues (``LEAGUES``).
 
 Each game has a line in ``TABLES``: the tables its polyglot match is played at, each a line-up of seats
 (language, strategy) and the match's rules options. A game without a heuristic in a kit is played by that
@@ -12,6 +12,7 @@ one); the test plays the games of ``TABLES`` that the catalogue hosts, so a line
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,8 +22,9 @@ import pytest
 from arena import catalogue
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
-from arena.v1 import common_pb2, league_pb2, league_pb2_grpc
+from arena.v1 import common_pb2, league_pb2, league_pb2_grpc, match_pb2
 from arena.wire import record as wire_record
+from arena.wire.common import options_from_proto
 from tests.clients.kits import BotProcess, build_kit, python_bot, running_bots
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
 from tests.queue.harness import wait_done
@@ -151,29 +153,60 @@ async def check_played_cleanly(processes: Sequence[BotProcess]) -> None:
             assert not process.starting("rejected "), process.describe()
 
 
-LEAGUE_BOTS: Sequence[Seat] = (("python", "heuristic"), ("cpp", "heuristic"), ("rust", "random"), ("java", "heuristic"))
-"""A Coloretto league's bots: four languages, three a match, so every match mixes three of them."""
+@dataclass(frozen=True)
+class League:
+    """A small multi-language league of a game: its bots, players a match and rules options."""
+
+    game: str
+    bots: tuple[Seat, ...]
+    players_per_match: int
+    options: Mapping[str, str] = field(default_factory=dict)
+
+
+LEAGUES: tuple[League, ...] = (
+    # Four languages, three a match: C(4, 3) = 4 matches, each mixing three of them.
+    League("coloretto", (("python", "heuristic"), ("cpp", "heuristic"), ("rust", "random"), ("java", "heuristic")), 3),
+    # The grey wall, four languages, three a match: 4 matches.
+    League(
+        "azul",
+        (("python", "heuristic"), ("typescript", "random"), ("go", "heuristic"), ("cpp", "random")),
+        3,
+        {"wall": "grey"},
+    ),
+    # Eight bots, eight a match: one table, so one match; the six languages, two of them twice.
+    League(
+        "fool",
+        (*heuristics("python"), *randoms("typescript", "go", "rust", "java", "cpp"), *heuristics("go", "rust")),
+        8,
+    ),
+)
+"""The multi-language leagues (games_per_pairing=1), each of a hosted game."""
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-async def test_a_multi_language_coloretto_league_completes_with_a_leaderboard(
-    arena: Arena, leagues: LeagueService, kits: dict[str, Path], tmp_path: Path
+@pytest.mark.parametrize(
+    "spec", [league for league in LEAGUES if league.game in HOSTED], ids=lambda league: league.game
+)
+async def test_a_multi_language_league_completes_with_a_leaderboard(
+    arena: Arena, leagues: LeagueService, kits: dict[str, Path], tmp_path: Path, spec: League
 ) -> None:
-    names = [bot_name(seat) for seat in LEAGUE_BOTS]
-    lineup = [(bot_name(seat), command(seat, kits)) for seat in LEAGUE_BOTS]
+    names = [bot_name(seat) for seat in spec.bots]
+    assert len(set(names)) == len(names) and len(names) >= spec.players_per_match, names
+    lineup = [(bot_name(seat), command(seat, kits)) for seat in spec.bots]
     stub = league_pb2_grpc.LeagueServiceStub(arena.channel)
     async with running_bots(arena, tmp_path, lineup) as processes:
         tc = common_pb2.TimeControl(strike_limit=3)
         tc.decision_allowance.FromSeconds(5)
         tc.time_bank.FromSeconds(10)
         league_spec = league_pb2.LeagueSpec(
-            name="polyglot coloretto",
-            game="coloretto",
-            players_per_match=3,
+            name=f"polyglot {spec.game}",
+            game=spec.game,
+            players_per_match=spec.players_per_match,
             bot_names=names,
             games_per_pairing=1,
             time_control=tc,
+            options=spec.options,
         )
         league = (
             await stub.CreateLeague(league_pb2.CreateLeagueRequest(spec=league_spec), metadata=ADMIN_METADATA)
@@ -182,9 +215,17 @@ async def test_a_multi_language_coloretto_league_completes_with_a_leaderboard(
         board = await stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id=league.league_id))
         await check_played_cleanly(processes)
     progress = board.league.progress
-    assert progress.total >= 4 and progress.done == progress.total and not progress.cancelled, progress
+    listed = await arena.matches.ListMatches(match_pb2.ListMatchesRequest(league_id=league.league_id, page_size=50))
+    assert len(listed.matches) == progress.total, list(listed.matches)
+    for summary in listed.matches:  # each a match of the game and bots, with the league's options
+        assert summary.game == spec.game and set(summary.bot_names) <= set(names), summary
+        assert options_from_proto(summary.options) == options_from_proto(spec.options), summary.options
+        assert summary.state == match_pb2.MATCH_STATE_FINISHED, summary
+    tables = math.comb(len(names), spec.players_per_match)
+    assert progress.total == tables and progress.done == progress.total and not progress.cancelled, progress
     ranks = [entry.rank for entry in board.entries]  # equal ratings share a rank
     assert ranks[0] == 1 and ranks == sorted(ranks) and all(rank <= place for place, rank in enumerate(ranks, 1))
     assert sorted(entry.bot_name for entry in board.entries) == sorted(names)
-    assert sum(entry.matches for entry in board.entries) == 3 * progress.total
+    assert sum(entry.matches for entry in board.entries) == spec.players_per_match * progress.total
+    assert all(entry.matches == tables * spec.players_per_match // len(names) for entry in board.entries)
     assert not any(entry.timeouts or entry.forfeits for entry in board.entries), list(board.entries)

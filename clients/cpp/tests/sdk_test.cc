@@ -21,7 +21,9 @@
 #include "arena/bot.h"
 #include "arena/bots.h"
 #include "arena/cli.h"
+#include "arena/games/azul.h"
 #include "arena/games/coloretto.h"
+#include "arena/games/fool.h"
 #include "arena/games/g5211.h"
 #include "arena/v1/bot.grpc.pb.h"
 
@@ -49,6 +51,73 @@ TEST(Card, ParsesAndPrintsNotation) {
   ASSERT_EQ(cards->size(), 2u);
   EXPECT_EQ((*cards)[1].ToString(), "Y6");
   EXPECT_FALSE(arena::g5211::ParseCards("B1 Q2"));
+}
+
+// ConnectResponses the server sent: the ActionRequest of seat 0 of a 3-player grey-wall Azul match in
+// round 2's tiling, and of seat 7 of an 8-player FOOL! match in a trick of round 1 (their observations
+// arena.catalogue.observation_to_proto of the engine's, their legal actions the engine's).
+constexpr const char* kAzulTiling = "1a97050a016d10013adb031ad80308001003180220642802300242030001024a004a004a004a004a004a004a0060026a7012030a015712030a015212090a01570a01570a015712090a014b0a014b0a014b12060a014b0a014b1a0a0a000a000a000a000a001a0a0a000a000a000a000a001a0a0a000a000a000a000a001a0a0a000a000a000a000a001a0a0a000a000a000a000a002201592201592201592201596a6812030a015212030a015712060a01570a015712030a014b12060a01570a01571a0b0a000a000a000a01590a001a0a0a000a000a000a000a001a0a0a000a000a000a000a001a0a0a000a000a000a000a001a0a0a000a000a000a000a002201522201422201422201426a7112030a014b120012030a014212090a014b0a014b0a014b12060a01420a01421a0a0a000a000a000a000a001a0b0a01420a000a000a000a001a0a0a000a000a000a000a001a0a0a000a000a000a000a001a0a0a000a000a000a000a0022015322015922015222015222015222015222015272050c070809087a01427a01597a01597a01597a01597a01597a01597a01597a01527a01527a01527a01527a014b7a01577a01577a015782012e08011a001a03313a341a03323a31220022080a0608011004180122080a060802100118012a03060e0132030000004207313a3120333a324207313a3120333a334207313a3120333a344207313a3120333a354207313a3220333a314207313a3220333a334207313a3220333a344207313a3220333a354207313a3320333a314207313a3320333a324207313a3320333a344207313a3320333a354207313a3420333a314207313a3420333a324207313a3420333a334207313a3420333a354207313a3520333a314207313a3520333a324207313a3520333a334207313a3520333a34";
+constexpr const char* kFoolTrick = "1aa1040a016d100118073a810422fe03080710081a0247321a0247331a0247341a0247351a0247361a0247371a0247381a0247391a034731301a034731311a034731321a034731331a034731341a034731351a034731361a034731371a034731381a034731391a034732301a034732311a034732321a034732331a034732341a034732351a034732361a034732371a0252321a0252331a0252341a0252351a0252361a0252371a0252381a0252391a035231301a035231311a035231321a035231331a035231341a035231351a035231361a035231371a035231381a035231391a035232301a035232311a035232321a035232331a0259321a0259331a0259341a0259351a0259361a0259371a0259381a0259391a035931301a035931311a035931321a035931331a035931341a035931351a035931361a035931371a035931381a035931391a035932301a035932311a0242321a0242331a0242341a0242351a0242361a0242371a0242381a0242391a034231301a034231311a034231321a034231331a034231341a034231351a0257311a0257311a0257311a0257311a0257311a025731200b28023005380140054a0247394a034732354a0252324a0252384a035231304a035232324a0259334a0259344a0242384a0257314a02573152080b0b0b0b0b0b0a0b58066a0708061203523137700278079a01080000000000000000a20108000000000000000042025232420252384203523130420352323242025731";
+
+// The turn of the ActionRequest in a ConnectResponse's bytes (hex).
+arena::Turn TurnOf(const std::string& hex) {
+  std::string bytes;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  ConnectResponse response;
+  EXPECT_TRUE(response.ParseFromString(bytes));
+  EXPECT_TRUE(response.has_action_request());
+  return arena::Turn::FromProto(response.action_request());
+}
+
+TEST(Azul, AGreyWallTilingTurnHasItsObservationAndItsTilings) {
+  auto turn = TurnOf(kAzulTiling);
+  EXPECT_EQ(turn.game, "azul");
+  const auto& view = arena::azul::Observation(turn);
+  EXPECT_EQ(view.wall_side(), arena::v1::AzulObservation::WALL_SIDE_GREY);
+  EXPECT_EQ(view.phase(), arena::v1::AzulObservation::PHASE_TILING);
+  EXPECT_EQ(view.boards_size(), 3);
+  auto actions = arena::azul::LegalActions(turn);
+  ASSERT_EQ(actions.size(), turn.legal_actions.size());
+  EXPECT_EQ(actions[0].kind, arena::azul::Action::Kind::kTiling);
+  EXPECT_EQ(actions[0].tiling, (std::vector<std::pair<int, int>>{{1, 1}, {3, 2}}));
+  for (size_t i = 0; i < actions.size(); ++i) EXPECT_EQ(actions[i].ToString(), turn.legal_actions[i]);
+  try {
+    arena::fool::Observation(turn);
+    ADD_FAILURE() << "an Azul turn gave a FOOL! observation";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_EQ(std::string(error.what()), "match m plays \"azul\", not fool");
+  }
+}
+
+TEST(Azul, TakesParseAndPrint) {
+  auto take = arena::azul::Action::Parse("C K F");
+  ASSERT_TRUE(take);
+  EXPECT_EQ(take->kind, arena::azul::Action::Kind::kTake);
+  EXPECT_EQ(take->source, arena::azul::kCentre);
+  EXPECT_EQ(take->colour, 'K');
+  EXPECT_EQ(take->target, arena::azul::kFloor);
+  EXPECT_EQ(arena::azul::Action::Parse("3 R 4")->target, 4);
+  for (const char* text : {"C K F", "0 W 1", "3 R 4", "2:4 5:F"}) EXPECT_EQ(arena::azul::Action::Parse(text)->ToString(), text);
+  for (const char* bad : {"", "3 R", "9 R 4", "3 G 4", "3 R 6", "C K F F", "2:6", "3:1 2:4", "2:4:1", "take 1"})
+    EXPECT_FALSE(arena::azul::Action::Parse(bad)) << bad;
+}
+
+TEST(Fool, ATurnHasItsObservationAndItsCards) {
+  auto turn = TurnOf(kFoolTrick);
+  EXPECT_EQ(turn.game, "fool");
+  const auto& view = arena::fool::Observation(turn);
+  EXPECT_EQ(view.num_players(), 8u);
+  EXPECT_EQ(view.seat(), 7u);
+  EXPECT_GT(view.trick_size(), 0);
+  EXPECT_EQ(turn.legal_actions, (std::vector<std::string>{"R2", "R8", "R10", "R22", "W1"}));
+  auto cards = arena::fool::LegalCards(turn);
+  ASSERT_EQ(cards.size(), 5u);
+  EXPECT_EQ(cards[2], (arena::fool::Card{'R', 10}));
+  EXPECT_TRUE(cards[4].IsWild());
+  for (size_t i = 0; i < cards.size(); ++i) EXPECT_EQ(cards[i].ToString(), turn.legal_actions[i]);
+  EXPECT_THROW(arena::azul::Observation(turn), std::invalid_argument);
+  for (const char* bad : {"", "G", "G1", "G28", "B16", "W2", "R02", "X5", "g5", "R 5"})
+    EXPECT_FALSE(arena::fool::Card::Parse(bad)) << bad;
 }
 
 TEST(Backoff, DoublesUpToTheCapWithJitter) {

@@ -25,7 +25,8 @@
 //!
 //! Modules: [`proto`] is the wire contract generated from every file of `proto/arena/v1/` at build
 //! time; [`bots`] has the two starter bots; [`games`] has one module of typed helpers per game
-//! ([`games::g5211`] reads cards and scores rounds of 5211, [`games::coloretto`] reads Coloretto's).
+//! ([`games::g5211`] reads cards and scores rounds of 5211; [`games::coloretto`], [`games::azul`] and
+//! [`games::fool`] read those games').
 
 mod client;
 

@@ -8,7 +8,9 @@ use std::fmt;
 
 use crate::client::Turn;
 
+pub mod azul;
 pub mod coloretto;
+pub mod fool;
 pub mod g5211;
 
 /// A game's helper was given a turn of another game (or one without an observation).
@@ -35,3 +37,17 @@ impl fmt::Display for WrongGame {
 }
 
 impl std::error::Error for WrongGame {}
+
+/// The turn of the ActionRequest in a ConnectResponse's bytes (hex), for a match of `game`.
+#[cfg(test)]
+pub(crate) fn turn_of_response(hex: &str, game: &str) -> Turn {
+    use crate::proto::{ConnectResponse, connect_response::Kind};
+    use prost::Message;
+    let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    let Some(Kind::ActionRequest(request)) = ConnectResponse::decode(&bytes[..]).unwrap().kind else {
+        panic!("not an ActionRequest")
+    };
+    let mut turn = Turn::from_request(request, None);
+    turn.game = game.to_string();
+    turn
+}
