@@ -3,7 +3,8 @@
 Simulation: 5 synthetic bots of known strength (ratings ``--gap`` Elo apart, 2 players a match, the
 better bot winning with the Elo probability ``1 / (1 + 10^(-d/400))``). Each repetition plays
 ``--max`` matches two ways and, at each checkpoint, ranks the bots with the ladder's standings fit
-(:func:`arena.ladder.standings.fit_table`) and asks whether the order is exactly the true one:
+(the league table's fit of the results' pairing aggregate, as the ladder's standings are) and asks
+whether the order is exactly the true one:
 
 - ladder: the real matchmaker (:func:`arena.ladder.matchmaker.pick_tables`), each bot one match at
   a time, its ratings, intervals and games refitted every ``--refit`` matches (as the live
@@ -26,9 +27,10 @@ import time
 from collections.abc import Callable, Sequence
 
 from arena.ladder.matchmaker import Candidate, pick_tables
-from arena.ladder.standings import PROVISIONAL_GAMES, fit_table
+from arena.league.aggregate import PairingAggregate
 from arena.league.bradley_terry import PRIOR_SD
 from arena.league.result import MatchResult
+from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
 
 BOTS = ("b0", "b1", "b2", "b3", "b4")
 CHECKPOINTS = (50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 600, 700, 800, 1000, 1200, 1500, 2000)
@@ -42,6 +44,11 @@ def outcome(table: tuple[str, str], strength: dict[str, float], index: int, rng:
     first_wins = rng.random() < 1.0 / (1.0 + 10 ** ((strength[b] - strength[a]) / 400.0))
     placings = (1, 2) if first_wins else (2, 1)
     return MatchResult(f"m{index}", table, (1, 0) if first_wins else (0, 1), placings)
+
+
+def fit_table(results: Sequence[MatchResult]) -> LeagueTable:
+    """The standings' fit: the league table of the results summed by pairing."""
+    return LeagueTable.from_aggregate(PairingAggregate.from_results(results))
 
 
 def ordered(results: Sequence[MatchResult]) -> bool:
@@ -77,7 +84,7 @@ def ladder(refit: int) -> Scheduler:
         lines: dict[str, tuple[float, float, int]] = state["lines"]  # type: ignore[assignment]
         seats: dict[str, list[int]] = state["seats"]  # type: ignore[assignment]
         candidates = [Candidate(bot, *lines.get(bot, (1500.0, PRIOR_SD, 0)), free=1) for bot in BOTS]
-        tables = pick_tables(candidates, 2, seats, rng, provisional_games=PROVISIONAL_GAMES)
+        tables = pick_tables(candidates, 2, seats, rng, provisional_games=PROVISIONAL_MATCHES)
         for table in tables:
             for seat, bot in enumerate(table):
                 seats.setdefault(bot, [0, 0])[seat] += 1
