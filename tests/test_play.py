@@ -41,7 +41,8 @@ def play(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("game", catalogue.names())
 def test_a_bot_file_plays_built_in_bots_and_the_match_is_printed(game: str, tmp_path: Path) -> None:
     (tmp_path / "mybot.py").write_text(BOT)
-    players = ["mybot.py", "random", "heuristic"][: catalogue.entry(game).default_players]
+    seats = catalogue.entry(game).default_players
+    players = ["mybot.py", *(("random", "heuristic") * seats)][:seats]
     result = play("--game", game, *players, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("seat 0: mybot.py, seat 1: random") and "not a legal action" not in result.stdout
