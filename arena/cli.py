@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from arena.errors import AdminTokenMissingError, OperatorError
 from arena.wording import counted
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -53,8 +54,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from arena.errors import GameSetupError
-    from arena.play import PlayerError, play_local
+    from arena.errors import GameSetupError, PlayerError
+    from arena.play import play_local
     from arena.wire.common import options_from_proto
 
     try:
@@ -216,8 +217,9 @@ def _match_start(args: argparse.Namespace, bots: Sequence[str]) -> int:
 
 
 def _sprt(args: argparse.Namespace) -> int:
-    from arena.league.sprt import Sprt, SprtError
-    from arena.sprt_client import SprtPlan, SprtRunError, exit_status, print_report, run_sprt
+    from arena.errors import SprtError, SprtRunError
+    from arena.league.sprt import Sprt
+    from arena.sprt_client import SprtPlan, exit_status, print_report, run_sprt
 
     try:
         plan = SprtPlan(
@@ -561,10 +563,6 @@ def joined_values(argv: Sequence[str], flags: Sequence[str]) -> list[str]:
     return out
 
 
-class OperatorError(Exception):
-    """An operator's mistake on the command line: one line, exit status 2."""
-
-
 def _read_secret(path: str, what: str) -> str:
     try:
         value = Path(path).read_text().strip()
@@ -603,10 +601,6 @@ def _admin_token(args: argparse.Namespace) -> str:
         if path.is_file():
             return _read_secret(str(path), "admin token")
     raise AdminTokenMissingError(NO_ADMIN_TOKEN)
-
-
-class AdminTokenMissingError(OperatorError):
-    """No admin token anywhere the command looks (exit status 1: nothing was wrong with the usage)."""
 
 
 def _address(value: str) -> str:

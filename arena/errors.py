@@ -1,21 +1,53 @@
-"""The arena's exception hierarchy.
+"""The arena's exception hierarchy: every error the arena raises on purpose, defined here.
 
-Every error the arena raises on purpose derives from :class:`ArenaError`::
+Every error the arena raises on purpose derives from :class:`ArenaError` and is defined in this module
+(the layer that raises it imports it from here)::
 
     ArenaError
-    ├── ActionError (also ValueError)      a bot's action was rejected; the state is unchanged
-    │   ├── InvalidActionError             it does not parse in the game's notation
-    │   └── IllegalActionError             it parses but is not legal for that seat now
-    ├── GameSetupError (also ValueError)   a match cannot be set up (player count, deck, options)
-    ├── UnknownGameError (also KeyError)   no game is registered under that name
-    ├── WireError (also ValueError)        a wire message does not convert (arena.wire)
-    ├── LeagueSpecError (also ValueError)  a league spec is inconsistent (arena.league.schedule)
-    ├── StartupError                       a node cannot start (arena.startup): one line for the
-    │   └── NodeIdTakenError               operator; another live node holds this node id
-    └── the services' errors               auth, bots and matches (arena.service.*), mapped to gRPC
-                                           status codes in one table (arena.grpc.errors)
+    ├── ActionError (also ValueError)        a bot's action was rejected; the state is unchanged
+    │   ├── InvalidActionError               it does not parse in the game's notation
+    │   └── IllegalActionError               it parses but is not legal for that seat now
+    ├── GameSetupError (also ValueError)     a match cannot be set up (player count, deck, options)
+    ├── UnknownGameError (also KeyError)     no game is registered under that name
+    ├── MalformedCaseFileError (ValueError)  a conformance case file follows none of the game's formats
+    ├── TimeControlError (also ValueError)   a time control that cannot be one (arena.referee.timecontrol)
+    ├── SeatGoneError                        a seat's bot is gone for good: forfeit it (arena.referee)
+    ├── LeagueSpecError (also ValueError)    a league spec is inconsistent (arena.league.schedule)
+    ├── SprtError (also ValueError)          SPRT parameters that make no test (arena.league.sprt)
+    ├── WireError (also ValueError)          a wire message does not convert (arena.wire)
+    ├── AuthError                            a token is missing, unknown or not allowed (arena.service.auth)
+    │   └── AdminRequiredError               the call needs the admin token
+    ├── NameTakenError                       a bot of that name is registered already
+    ├── BotNotFoundError                     no bot of that name is registered
+    ├── InvalidNameError (also ValueError)   a bot name does not fit the allowed pattern
+    ├── NotRegisteredForGameError            a bot is asked to play a game it is not registered for
+    ├── LimitExceededError                   a client asked for more than a limit allows (arena.service.limits)
+    ├── TooManyErrorsError                   a bot stream sent too many unusable messages in a row: closed
+    ├── BotUnavailableError                  a bot named for a match cannot play it now (arena.service.matches)
+    │   ├── BotAbsentError                   it is connected to no node
+    │   └── BotBusyError                     it has no free match slot
+    ├── MatchNotFoundError (also KeyError)   no match with that id on this node
+    ├── InvalidPageTokenError (ValueError)   a page token that no list gave
+    ├── MatchNotFinishedError                a running match's record is not released before its end
+    ├── MatchSealedError                     a rotation of a duplicate deal still being played
+    ├── LeagueNotFoundError (also KeyError)  no league with that id (arena.service.leagues)
+    │   └── LadderNotFoundError              no ladder with that id (arena.service.ladders)
+    ├── LeagueExistsError                    a league with that id exists already
+    │   └── LadderExistsError                a ladder with that id exists already
+    ├── LeaguesUnavailableError              the node runs without Redis, so it has no leagues
+    ├── LadderSpecError (also ValueError)    a ladder that cannot be created as asked
+    ├── NotFoundError (also KeyError)        the web site has nothing at that address (404; arena.web)
+    ├── BadFilterError (also ValueError)     a web filter or page value that cannot be one (400)
+    ├── StartupError                         a node cannot start (arena.startup): one line for the
+    │   └── NodeIdTakenError                 operator; another live node holds this node id
+    ├── OperatorError                        an operator's mistake on the command line (arena.cli)
+    │   └── AdminTokenMissingError           no admin token anywhere the command looks
+    ├── PlayerError                          a player named to ``arena play`` that is no bot (arena.play)
+    ├── MainJobError                         the main job cannot finish (arena.mainjob)
+    └── SprtRunError                         an SPRT run cannot go on (arena.sprt_client)
 
-Domain errors carry no transport codes; the gRPC layer maps them to status codes in one table.
+Domain errors carry no transport codes; the gRPC layer maps them to status codes in one table
+(``arena.grpc.errors``), which also names the ones that never cross the wire.
 This module imports nothing from the rest of the arena, so every layer may use it.
 """
 
@@ -49,12 +81,165 @@ class UnknownGameError(ArenaError, KeyError):
         return str(self.args[0]) if self.args else "unknown game"
 
 
+class MalformedCaseFileError(ArenaError, ValueError):
+    """A conformance case file is not JSON or follows none of the game's case formats."""
+
+
+class TimeControlError(ArenaError, ValueError):
+    """A time control that cannot be one (a non-positive allowance, a negative bank or grace, no strikes)."""
+
+
+class SeatGoneError(ArenaError):
+    """The seat's bot is gone for good (disconnected past the grace period): forfeit it."""
+
+
+class LeagueSpecError(ArenaError, ValueError):
+    """A league spec is inconsistent (too few bots, unknown candidate, bad counts)."""
+
+
+class SprtError(ArenaError, ValueError):
+    """SPRT parameters that make no test (the message names them)."""
+
+
+class WireError(ArenaError, ValueError):
+    """A wire message does not convert to an engine value (missing, unknown or malformed field)."""
+
+
+class AuthError(ArenaError):
+    """A token is missing, unknown or not allowed to do this."""
+
+
+class AdminRequiredError(AuthError):
+    """The call needs the admin token."""
+
+
+class NameTakenError(ArenaError):
+    """A bot of that name is already registered."""
+
+
+class BotNotFoundError(ArenaError):
+    """No bot of that name is registered."""
+
+
+class InvalidNameError(ArenaError, ValueError):
+    """A bot name does not fit the allowed pattern."""
+
+
+class NotRegisteredForGameError(ArenaError):
+    """A bot is asked to play a game it is not registered for (or is not registered at all)."""
+
+
+class LimitExceededError(ArenaError):
+    """A client asked for more than a limit allows (mapped to RESOURCE_EXHAUSTED)."""
+
+
+class TooManyErrorsError(ArenaError):
+    """A connection kept sending unusable messages and is closed."""
+
+
+class BotUnavailableError(ArenaError):
+    """A bot named for a match is not connected, does not play the game, or has no free slot."""
+
+
+class BotAbsentError(BotUnavailableError):
+    """A bot named for a match is connected to no node of the arena."""
+
+    def __init__(self, bot: str) -> None:
+        super().__init__(f"bot {bot[:80]!r} is not connected")
+        self.bot = bot
+
+
+class BotBusyError(BotUnavailableError):
+    """A bot named for a match plays as many matches as it asked for; a slot frees when one ends."""
+
+    def __init__(self, bot: str, why: str) -> None:
+        super().__init__(f"bot {bot[:80]!r} has no free match slot: {why}")
+        self.bot = bot
+
+
+class MatchNotFoundError(ArenaError, KeyError):
+    """No match with that id on this node."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "match not found"
+
+
+class InvalidPageTokenError(ArenaError, ValueError):
+    """A page token that no list gave (mapped to INVALID_ARGUMENT)."""
+
+
+class MatchNotFinishedError(ArenaError):
+    """The record of a running match is not released before its end (it would leak hidden state)."""
+
+
+class MatchSealedError(ArenaError):
+    """The match is a rotation of a duplicate deal still being played: nothing of it is released yet."""
+
+
+class LeagueNotFoundError(ArenaError, KeyError):
+    """No league with that id."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "league not found"
+
+
+class LadderNotFoundError(LeagueNotFoundError):
+    """No ladder with that id."""
+
+
+class LeagueExistsError(ArenaError):
+    """A league with that id exists already (mapped to ALREADY_EXISTS)."""
+
+
+class LadderExistsError(LeagueExistsError):
+    """A ladder with that id exists already."""
+
+
+class LeaguesUnavailableError(ArenaError):
+    """The node runs without Redis, so it has no leagues."""
+
+
+class LadderSpecError(ArenaError, ValueError):
+    """A ladder that cannot be created as asked."""
+
+
+class NotFoundError(ArenaError, KeyError):
+    """Nothing at that address (the page answers 404)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "not found"
+
+
+class BadFilterError(ArenaError, ValueError):
+    """A filter or page value that cannot be one (the page answers 400)."""
+
+
 class StartupError(ArenaError):
     """A node cannot start; the message says what failed and what to check, in one line."""
 
 
 class NodeIdTakenError(StartupError):
     """Another live node holds this node id."""
+
+
+class OperatorError(ArenaError):
+    """An operator's mistake on the command line: one line, exit status 2."""
+
+
+class AdminTokenMissingError(OperatorError):
+    """No admin token anywhere the command looks (exit status 1: nothing was wrong with the usage)."""
+
+
+class PlayerError(ArenaError):
+    """A player named on the command line that is neither a built-in bot nor a loadable Bot class."""
+
+
+class MainJobError(ArenaError):
+    """The main job cannot finish: a bot died or the league stalled (the message says which)."""
+
+
+class SprtRunError(ArenaError):
+    """The test cannot go on (a bot is not connected, the arena refused a match): one line."""
 
 
 ECHO_LIMIT = 80

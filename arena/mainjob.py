@@ -33,6 +33,7 @@ from rich.console import Console
 
 from arena import catalogue
 from arena.admin import create_league, get_leaderboard, leaderboard_table, register_bot, watch_league
+from arena.errors import MainJobError
 from arena.loadtest import local_arena
 from arena.store.embedded import free_port
 from arena.v1 import league_pb2
@@ -68,10 +69,6 @@ def wait_for_ctrl_c(bots: Sequence[BotProcess]) -> None:
             time.sleep(0.5)
     except KeyboardInterrupt:
         return
-
-
-class MainJobError(Exception):
-    """The main job cannot finish: a bot died or the league stalled (the message says which)."""
 
 
 def default_lineup(game: str, players: int = 2) -> tuple[tuple[str, str], ...]:

@@ -15,12 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena import catalogue
-from arena.errors import ArenaError
+from arena.errors import PlayerError
 from arena.wire.turns import action_request
-
-
-class PlayerError(ArenaError):
-    """A player named on the command line that is neither a built-in bot nor a loadable Bot class."""
 
 
 class SdkSeat:

@@ -30,6 +30,7 @@ from typing import TextIO
 import grpc
 
 from arena.admin import ClientTls, _metadata, channel
+from arena.errors import SprtRunError
 from arena.league.sprt import Decision, Estimate, Sprt, Tally, estimate
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from arena.wire.common import duration_to_proto
@@ -38,10 +39,6 @@ POLL_SECONDS = 0.05
 """How often a match's record is asked for while it is being played (or sealed)."""
 BUSY_SECONDS = 60.0
 """How long a start may keep finding a bot without a free match slot before the test gives up."""
-
-
-class SprtRunError(Exception):
-    """The test cannot go on (a bot is not connected, the arena refused a match): one line."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

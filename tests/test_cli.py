@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from arena.cli import build_parser
-from arena.service.auth import AuthError
+from arena.errors import AuthError
 from tests.grpc.harness import ADMIN, Arena
 from tests.grpc.rawbot import RawBot
 

@@ -26,9 +26,8 @@ from google.protobuf.message import Message
 from arena.bots.policy import Policy
 from arena.catalogue import azul, coloretto, fool, g5211
 from arena.catalogue.entry import GameEntry, Printer, WireCodec
-from arena.errors import UnknownGameError, echo
+from arena.errors import UnknownGameError, WireError, echo
 from arena.v1 import observation_pb2
-from arena.wire.common import WireError
 
 __all__ = [
     "DEFAULT_GAME",

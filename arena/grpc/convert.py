@@ -11,7 +11,7 @@ from arena.referee.record import MatchRecord
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo, LeagueState
-from arena.service.sessions import Outgoing, ProtocolError, Relayed
+from arena.service.sessions import Outgoing, ProtocolNotice, Relayed
 from arena.store.match_index import MatchInfo, Phase
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
@@ -108,7 +108,7 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
         )
     if isinstance(message, Relayed):
         return bot_pb2.ConnectResponse.FromString(message.payload)
-    if isinstance(message, ProtocolError):
+    if isinstance(message, ProtocolNotice):
         return bot_pb2.ConnectResponse(
             error=bot_pb2.ProtocolError(match_id=message.match_id, sequence=message.sequence, reason=message.reason)
         )

@@ -1,22 +1,46 @@
-"""The one table that maps the arena's domain errors to gRPC status codes."""
+"""The one table that maps the arena's domain errors to gRPC status codes, and the errors that never
+reach a gRPC caller (every error of ``arena.errors`` is in one or the other; tests/test_errors.py checks)."""
 
 from __future__ import annotations
 
 import grpc
 
-from arena.errors import ActionError, ArenaError, GameSetupError, UnknownGameError
-from arena.league.schedule import LeagueSpecError
-from arena.service.auth import (
+from arena.errors import (
+    ActionError,
     AdminRequiredError,
+    ArenaError,
     AuthError,
+    BadFilterError,
     BotNotFoundError,
+    BotUnavailableError,
+    GameSetupError,
     InvalidNameError,
+    InvalidPageTokenError,
+    LadderSpecError,
+    LeagueExistsError,
+    LeagueNotFoundError,
+    LeagueSpecError,
+    LeaguesUnavailableError,
+    LimitExceededError,
+    MainJobError,
+    MalformedCaseFileError,
+    MatchNotFinishedError,
+    MatchNotFoundError,
+    MatchSealedError,
     NameTakenError,
+    NotFoundError,
     NotRegisteredForGameError,
+    OperatorError,
+    PlayerError,
+    SeatGoneError,
+    SprtError,
+    SprtRunError,
+    StartupError,
+    TimeControlError,
+    TooManyErrorsError,
+    UnknownGameError,
+    WireError,
 )
-from arena.service.leagues import LeagueNotFoundError, LeaguesUnavailableError
-from arena.service.limits import LimitExceededError
-from arena.service.matches import BotUnavailableError, MatchNotFinishedError, MatchNotFoundError, MatchSealedError
 
 STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (AdminRequiredError, grpc.StatusCode.PERMISSION_DENIED),
@@ -33,12 +57,33 @@ STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (MatchSealedError, grpc.StatusCode.FAILED_PRECONDITION),
     (MatchNotFoundError, grpc.StatusCode.NOT_FOUND),
     (LeagueNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (LeagueExistsError, grpc.StatusCode.ALREADY_EXISTS),
     (LeagueSpecError, grpc.StatusCode.INVALID_ARGUMENT),
+    (LadderSpecError, grpc.StatusCode.INVALID_ARGUMENT),
+    (TimeControlError, grpc.StatusCode.INVALID_ARGUMENT),
+    (WireError, grpc.StatusCode.INVALID_ARGUMENT),
+    (InvalidPageTokenError, grpc.StatusCode.INVALID_ARGUMENT),
     (LeaguesUnavailableError, grpc.StatusCode.UNIMPLEMENTED),
     (LimitExceededError, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (ArenaError, grpc.StatusCode.INVALID_ARGUMENT),
 )
 """First match wins, so subclasses come before their bases."""
+
+LOCAL_ONLY: tuple[type[ArenaError], ...] = (
+    SeatGoneError,  # the referee forfeits the seat
+    TooManyErrorsError,  # the Connect servicer closes the stream with its text
+    MalformedCaseFileError,  # arena conformance
+    SprtError,  # arena sprt
+    NotFoundError,  # the web site: 404
+    BadFilterError,  # the web site: 400
+    StartupError,  # arena serve: one line and a non-zero exit
+    OperatorError,  # the command line: one line and a non-zero exit
+    PlayerError,  # arena play
+    MainJobError,  # arena main-job
+    SprtRunError,  # arena sprt
+)
+"""The errors that never reach a gRPC caller: handled where they are raised, or raised only by the
+operator's tools and the web site (which say them in their own way)."""
 
 
 def status_for(error: Exception) -> grpc.StatusCode | None:

@@ -6,13 +6,13 @@ from typing import Any
 
 import grpc
 
+from arena.errors import LeaguesUnavailableError
 from arena.grpc import convert
 from arena.grpc.servicers import admin_token, translate_errors
 from arena.ladder.standings import Standing
 from arena.league.table import PROVISIONAL_MATCHES
 from arena.node import ArenaNode
 from arena.service.ladders import LadderInfo, LadderService, LadderState
-from arena.service.leagues import LeaguesUnavailableError
 from arena.v1 import ladder_pb2, ladder_pb2_grpc
 from arena.wire import common as wire_common
 

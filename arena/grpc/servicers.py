@@ -17,27 +17,19 @@ from typing import Any, NoReturn, TypeVar
 import grpc
 
 from arena import __version__
-from arena.errors import echo
+from arena.errors import AuthError, LeaguesUnavailableError, LimitExceededError, TooManyErrorsError, echo
 from arena.games.registry import get_game
 from arena.grpc import convert
 from arena.grpc.decode import Undecodable
 from arena.grpc.errors import status_for
 from arena.node import ArenaNode
 from arena.referee.seat import DecisionRequest
-from arena.service.auth import AuthError, registered_games
-from arena.service.leagues import LeagueService, LeaguesUnavailableError, new_league_id
-from arena.service.limits import (
-    HelloRefusal,
-    LimitExceededError,
-    Lockout,
-    PeerCounter,
-    RateLimiter,
-    TokenBucket,
-    peer_address,
-)
+from arena.service.auth import registered_games
+from arena.service.leagues import LeagueService, new_league_id
+from arena.service.limits import HelloRefusal, Lockout, PeerCounter, RateLimiter, TokenBucket, peer_address
 from arena.service.listing import ListPosition, MatchLister
 from arena.service.matches import MATCH_ID
-from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive, TooManyErrorsError
+from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive
 from arena.store.match_index import MatchQuery, Phase
 from arena.v1 import (
     bot_pb2,

@@ -17,19 +17,12 @@ No I/O here: this package must not import grpc, redis, asyncio or prometheus. Th
 the store feed it results and persist what it returns.
 """
 
+from arena.errors import LeagueSpecError
 from arena.league.aggregate import BotRecord, PairingAggregate, PairRecord, result_fields
 from arena.league.bradley_terry import BradleyTerryFit, fit_aggregate, fit_bradley_terry
 from arena.league.ratings import aggregate_results, league_table
 from arena.league.result import MatchResult, PairGame, unique_results
-from arena.league.schedule import (
-    Design,
-    LeagueFormat,
-    LeagueSpec,
-    LeagueSpecError,
-    MatchSpec,
-    league_tables,
-    schedule_league,
-)
+from arena.league.schedule import Design, LeagueFormat, LeagueSpec, MatchSpec, league_tables, schedule_league
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable, TableRow
 
 __all__ = [

@@ -43,7 +43,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.errors import ArenaError, echo
+from arena.errors import LeagueSpecError, echo
 from arena.games.registry import get_game
 from arena.league.design import (
     EXTRA_BASE_BLOCKS,
@@ -57,10 +57,6 @@ from arena.league.design import (
 DEFAULT_MAX_TABLES = 200
 """Use every k-subset as a table while there are at most this many; otherwise a cyclic design."""
 SEED_BITS = 53
-
-
-class LeagueSpecError(ArenaError, ValueError):
-    """A league spec is inconsistent (too few bots, unknown candidate, bad counts)."""
 
 
 class LeagueFormat(enum.Enum):

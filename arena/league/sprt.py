@@ -31,6 +31,8 @@ import math
 import statistics
 from collections.abc import Sequence
 
+from arena.errors import SprtError
+
 PENTANOMIAL: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Unit scores of a duplicate pair (2 players): the candidate's points over both games, halved."""
 TRINOMIAL: tuple[float, ...] = (0.0, 0.5, 1.0)
@@ -42,10 +44,6 @@ PRIOR_UNITS = 8.0
 games at an even score would fall (pentanomial ¼, 0, ½, 0, ¼; trinomial ½, 0, ½). Without them
 a start of a few identical units (say three pairs of one win each) has a variance near zero and an
 LLR that leaps to a bound. Their weight fades as 8/N."""
-
-
-class SprtError(ValueError):
-    """Parameters that make no test (the message names them)."""
 
 
 class Decision(enum.Enum):

@@ -29,13 +29,14 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from arena.errors import BotAbsentError, BotUnavailableError
 from arena.games.base import Termination
 from arena.league.result import MatchResult
 from arena.league.schedule import SEED_BITS, MatchSpec, deal_seed
 from arena.metrics import ArenaMetrics
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
-from arena.service.matches import BotAbsentError, BotUnavailableError, MatchManager
+from arena.service.matches import MatchManager
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import Entry, MatchQueue
 

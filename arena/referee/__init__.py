@@ -6,18 +6,12 @@ vanish, and yields a record from which the match replays exactly. It knows nothi
 Redis: seats are reached through the :class:`~arena.referee.seat.SeatClient` protocol.
 """
 
+from arena.errors import SeatGoneError
 from arena.referee.clock import Clock, ManualClock, MonotonicClock
 from arena.referee.local import PolicySeat
 from arena.referee.match import MatchSetup, run_match
 from arena.referee.record import DecisionRecord, MatchRecord, RejectionRecord, replay
-from arena.referee.seat import (
-    DecisionRequest,
-    MatchEnd,
-    MatchStart,
-    Rejection,
-    SeatClient,
-    SeatGoneError,
-)
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient
 from arena.referee.timecontrol import TimeControl
 
 __all__ = [

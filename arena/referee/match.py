@@ -18,12 +18,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from arena.errors import ActionError, GameSetupError, IllegalActionError
+from arena.errors import ActionError, GameSetupError, IllegalActionError, SeatGoneError
 from arena.games.base import GameRules, Outcome, Seat, Termination
 from arena.games.registry import get_game
 from arena.referee.clock import Cancellable, Clock, MonotonicClock
 from arena.referee.record import DecisionRecord, MatchRecord, RejectionRecord, final_outcome
-from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient, SeatGoneError
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient
 from arena.referee.timecontrol import TimeControl
 
 log = logging.getLogger(__name__)

@@ -10,13 +10,8 @@ import dataclasses
 from collections.abc import Awaitable, Sequence
 from typing import Any, Protocol
 
-from arena.errors import ArenaError
 from arena.games.base import Outcome, Seat
 from arena.referee.timecontrol import TimeControl
-
-
-class SeatGoneError(ArenaError):
-    """The seat's bot is gone for good (disconnected past the grace period): forfeit it."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

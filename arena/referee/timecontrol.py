@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from arena.errors import TimeControlError
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TimeControl:
@@ -23,9 +25,9 @@ class TimeControl:
 
     def __post_init__(self) -> None:
         if self.decision_seconds <= 0 or self.bank_seconds < 0 or self.grace_seconds < 0:
-            raise ValueError(f"time control needs a positive allowance and non-negative bank and grace: {self}")
+            raise TimeControlError(f"time control needs a positive allowance and non-negative bank and grace: {self}")
         if self.max_strikes < 1:
-            raise ValueError(f"max_strikes must be at least 1, not {self.max_strikes}")
+            raise TimeControlError(f"max_strikes must be at least 1, not {self.max_strikes}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""

@@ -9,33 +9,22 @@ import secrets
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from arena.errors import ArenaError, UnknownGameError, echo
+from arena.errors import (
+    AdminRequiredError,
+    AuthError,
+    BotNotFoundError,
+    InvalidNameError,
+    NameTakenError,
+    NotRegisteredForGameError,
+    UnknownGameError,
+    echo,
+)
 from arena.games.registry import GAMES
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:@[A-Za-z0-9][A-Za-z0-9_.-]{0,31})?")
 """A bot name, matched in full (``fullmatch``: no trailing newline). Unique regardless of case.
 ``name@version`` (one ``@``, a version of up to 32 characters) names a version of bot ``name``
 (``arena.ladder.versions``)."""
-
-
-class AuthError(ArenaError):
-    """A token is missing, unknown or not allowed to do this."""
-
-
-class AdminRequiredError(AuthError):
-    """The call needs the admin token."""
-
-
-class NameTakenError(ArenaError):
-    """A bot of that name is already registered."""
-
-
-class BotNotFoundError(ArenaError):
-    """No bot of that name is registered."""
-
-
-class InvalidNameError(ArenaError, ValueError):
-    """A bot name does not fit the allowed pattern."""
 
 
 TOKEN_PREFIX = "arena_"
@@ -46,10 +35,6 @@ an option), and recognisable to secret scanners."""
 def new_token() -> str:
     """A fresh secret token: the prefix and 256 random bits."""
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
-
-
-class NotRegisteredForGameError(ArenaError):
-    """A bot is asked to play a game it is not registered for (or is not registered at all)."""
 
 
 def registered_games(games: Iterable[str]) -> frozenset[str]:

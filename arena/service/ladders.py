@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.errors import ArenaError, echo
+from arena.errors import LadderExistsError, LadderNotFoundError, LadderSpecError, echo
 from arena.games.registry import get_game
 from arena.ladder.matchmaker import Candidate, pick_tables, rotations
 from arena.ladder.standings import Standing, standings
@@ -32,7 +32,7 @@ from arena.league.schedule import SECRET_BYTES, MatchSpec, deal_id
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
-from arena.service.leagues import MAX_REQUEST_ID, REBUILD_ATTEMPTS, LeagueNotFoundError
+from arena.service.leagues import MAX_REQUEST_ID, REBUILD_ATTEMPTS
 from arena.store.ladders import LadderStore, Online
 from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import STORE_ERRORS
@@ -51,14 +51,6 @@ REFIT_SECONDS = 1.0
 """The matchmaker pairs by standings at most this old."""
 BOARD_CACHE_SIZE = 64
 """Fitted standings kept (one per ladder version asked)."""
-
-
-class LadderNotFoundError(LeagueNotFoundError):
-    """No ladder with that id."""
-
-
-class LadderSpecError(ArenaError, ValueError):
-    """A ladder that cannot be created as asked."""
 
 
 class LadderState(enum.Enum):
@@ -134,7 +126,7 @@ class LadderService:
         await self.queue.ensure_group()
         made = await self.store.create(ladder_id, spec, secrets.token_bytes(SECRET_BYTES), request_id[:MAX_REQUEST_ID])
         if made is None:
-            raise ArenaError(f"a ladder with id {echo(ladder_id)} exists already")
+            raise LadderExistsError(f"a ladder with id {echo(ladder_id)} exists already")
         return await self.get(made)
 
     async def get(self, ladder_id: str) -> LadderInfo:

@@ -15,10 +15,10 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from arena.errors import ArenaError, echo
+from arena.errors import LeagueExistsError, LeagueNotFoundError, LeagueSpecError, echo
 from arena.games.registry import get_game
 from arena.league.aggregate import PairingAggregate
-from arena.league.schedule import SECRET_BYTES, LeagueSpec, LeagueSpecError, match_count, schedule_league
+from arena.league.schedule import SECRET_BYTES, LeagueSpec, match_count, schedule_league
 from arena.league.table import LeagueTable
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
@@ -33,17 +33,6 @@ TABLE_CACHE_SIZE = 64
 """Fitted league tables kept (one per league version asked)."""
 REBUILD_ATTEMPTS = 3
 """Tries at rebuilding a league's pairing aggregate while results keep arriving."""
-
-
-class LeagueNotFoundError(ArenaError, KeyError):
-    """No league with that id."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else "league not found"
-
-
-class LeaguesUnavailableError(ArenaError):
-    """The node runs without Redis, so it has no leagues."""
 
 
 MAX_GAMES_PER_PAIRING = 10_000
@@ -181,7 +170,7 @@ class LeagueService:
             spec.league_id, stored, matches, secrets.token_bytes(SECRET_BYTES), request_id[:MAX_REQUEST_ID]
         )
         if made is None:
-            raise ArenaError(f"a league with id {echo(spec.league_id)} exists already")
+            raise LeagueExistsError(f"a league with id {echo(spec.league_id)} exists already")
         return await self.get(made)
 
     async def get(self, league_id: str) -> LeagueInfo:

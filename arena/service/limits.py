@@ -24,14 +24,10 @@ import resource
 from collections import OrderedDict
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import LimitExceededError
 
 MAX_PEERS = 10_000
 """Entries kept per per-peer table; the least recently used are forgotten first."""
-
-
-class LimitExceededError(ArenaError):
-    """A client asked for more than a limit allows (mapped to RESOURCE_EXHAUSTED)."""
 
 
 def _limit(default: float, help_text: str) -> Any:

@@ -15,9 +15,10 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
+from arena.errors import InvalidPageTokenError
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
-from arena.service.matches import MATCH_ID, InvalidPageTokenError, MatchManager
+from arena.service.matches import MATCH_ID, MatchManager
 from arena.store.match_index import MatchInfo, MatchQuery, Phase, Position, league_of
 
 PENDING_SCAN = 1000

@@ -14,7 +14,17 @@ from collections import Counter
 from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import Any, Protocol
 
-from arena.errors import ArenaError, GameSetupError, echo
+from arena.errors import (
+    ArenaError,
+    BotAbsentError,
+    BotBusyError,
+    BotUnavailableError,
+    GameSetupError,
+    MatchNotFinishedError,
+    MatchNotFoundError,
+    MatchSealedError,
+    echo,
+)
 from arena.games.registry import get_game
 from arena.referee.clock import Clock
 from arena.referee.match import Match, MatchEvent, MatchMetrics, MatchSetup
@@ -33,18 +43,6 @@ WATCH_QUEUE_LIMIT = 1024
 """Events buffered per spectator; a spectator this far behind is dropped."""
 
 
-class BotUnavailableError(ArenaError):
-    """A bot named for a match is not connected, does not play the game, or has no free slot."""
-
-
-class BotAbsentError(BotUnavailableError):
-    """A bot named for a match is connected to no node of the arena."""
-
-    def __init__(self, bot: str) -> None:
-        super().__init__(f"bot {bot[:80]!r} is not connected")
-        self.bot = bot
-
-
 _REMOTE_ERRORS: dict[str, type[ArenaError]] = {
     "BotUnavailableError": BotUnavailableError,
     "BotAbsentError": BotUnavailableError,  # it names the bot in its text already
@@ -54,35 +52,8 @@ _REMOTE_ERRORS: dict[str, type[ArenaError]] = {
 """The errors another node may answer a passed-on start with, by class name."""
 
 
-class BotBusyError(BotUnavailableError):
-    """A bot named for a match plays as many matches as it asked for; a slot frees when one ends."""
-
-    def __init__(self, bot: str, why: str) -> None:
-        super().__init__(f"bot {bot[:80]!r} has no free match slot: {why}")
-        self.bot = bot
-
-
-class MatchNotFoundError(ArenaError, KeyError):
-    """No match with that id on this node."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else "match not found"
-
-
-class InvalidPageTokenError(ArenaError, ValueError):
-    """A page token that no list gave (mapped to INVALID_ARGUMENT)."""
-
-
 MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 """What a match id looks like (a uuid hex, or a league's ``L1234abcd.00042``)."""
-
-
-class MatchNotFinishedError(ArenaError):
-    """The record of a running match is not released before its end (it would leak hidden state)."""
-
-
-class MatchSealedError(ArenaError):
-    """The match is a rotation of a duplicate deal still being played: nothing of it is released yet."""
 
 
 class RecordStore(Protocol):

@@ -19,9 +19,9 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, SeatGoneError
 from arena.referee.clock import Clock
-from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
 from arena.store.redis_stores import STORE_ERRORS
 from arena.store.relay import RelayStore

@@ -14,9 +14,9 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 
-from arena.errors import ECHO_LIMIT, echo
+from arena.errors import ECHO_LIMIT, SeatGoneError, TooManyErrorsError, echo
 from arena.referee.clock import Clock
-from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatGoneError
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +25,9 @@ MAX_PROTOCOL_ERRORS = 100
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class ProtocolError:
-    """Tells a bot a message it sent could not be used (unknown match, stale sequence, ...)."""
+class ProtocolNotice:
+    """Tells a bot a message it sent could not be used (unknown match, stale sequence, ...); sent as the
+    wire's ``ProtocolError``. A notice, not an exception: the stream goes on."""
 
     match_id: str
     sequence: int
@@ -52,11 +53,7 @@ class KeepAlive:
     """Nothing was sent for a while: tell the bot the stream is alive."""
 
 
-Outgoing = MatchStart | DecisionRequest | Rejection | MatchEnd | ProtocolError | KeepAlive | Relayed
-
-
-class TooManyErrorsError(Exception):
-    """A connection kept sending unusable messages and is closed."""
+Outgoing = MatchStart | DecisionRequest | Rejection | MatchEnd | ProtocolNotice | KeepAlive | Relayed
 
 
 class Connection:
@@ -284,18 +281,18 @@ class BotSession:
             self.answered[match_id] = time.perf_counter()
             connection.errors_in_a_row = 0
             return
-        self._error(connection, ProtocolError(match_id[:ECHO_LIMIT], sequence, final))
+        self._error(connection, ProtocolNotice(match_id[:ECHO_LIMIT], sequence, final))
 
     def on_protocol_error(self, connection: Connection, reason: str) -> None:
         """A message that is not an action where one was expected."""
-        self._error(connection, ProtocolError("", 0, reason))
+        self._error(connection, ProtocolNotice("", 0, reason))
 
     @staticmethod
-    def _error(connection: Connection, error: ProtocolError) -> None:
+    def _error(connection: Connection, notice: ProtocolNotice) -> None:
         connection.errors_in_a_row += 1
         if connection.errors_in_a_row > MAX_PROTOCOL_ERRORS:
             raise TooManyErrorsError(f"more than {MAX_PROTOCOL_ERRORS} unusable messages in a row")
-        connection.send(error)
+        connection.send(notice)
 
 
 class SessionHub:

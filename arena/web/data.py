@@ -21,7 +21,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena import catalogue
-from arena.errors import ArenaError, echo
+from arena.errors import (
+    ArenaError,
+    BadFilterError,
+    LadderNotFoundError,
+    LeaguesUnavailableError,
+    NotFoundError,
+    NotRegisteredForGameError,
+    echo,
+)
 from arena.games.base import GameRules
 from arena.games.registry import get_game
 from arena.ladder.standings import Standing
@@ -30,9 +38,8 @@ from arena.league.elo import INITIAL_RATING, EloLadder
 from arena.league.result import MatchResult, unique_results
 from arena.league.table import PROVISIONAL_MATCHES
 from arena.node import ArenaNode
-from arena.service.auth import NotRegisteredForGameError
-from arena.service.ladders import LadderInfo, LadderNotFoundError, LadderService
-from arena.service.leagues import LeagueInfo, LeaguesUnavailableError
+from arena.service.ladders import LadderInfo, LadderService
+from arena.service.leagues import LeagueInfo
 from arena.service.listing import ListPosition, MatchLister
 from arena.store.match_index import MatchInfo, MatchQuery, Phase
 from arena.web.chart import Series
@@ -64,17 +71,6 @@ KIT_LANGUAGES = {
 """The language of each starter kit, by the client name its Hello sends (clients/*)."""
 
 RulesOf = Callable[[str], GameRules[Any, Any, Any]]
-
-
-class NotFoundError(ArenaError, KeyError):
-    """Nothing at that address (the page answers 404)."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else "not found"
-
-
-class BadFilterError(ArenaError, ValueError):
-    """A filter or page value that cannot be one (the page answers 400)."""
 
 
 @dataclasses.dataclass

@@ -26,11 +26,10 @@ import jinja2
 from aiohttp import web
 
 from arena import catalogue
-from arena.errors import ArenaError
+from arena.errors import ArenaError, BadFilterError, InvalidPageTokenError, NotFoundError
 from arena.node import ArenaNode
-from arena.service.matches import InvalidPageTokenError
 from arena.web.chart import Series, line_chart
-from arena.web.data import BadFilterError, NotFoundError, RulesOf, SiteData
+from arena.web.data import RulesOf, SiteData
 from arena.web.frames import to_json
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ server code).
 
 from __future__ import annotations
 
+from arena.errors import WireError
 from arena.wire.common import (
-    WireError,
     duration_from_proto,
     duration_to_proto,
     options_from_proto,

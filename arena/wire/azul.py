@@ -14,13 +14,12 @@ import functools
 from collections.abc import Iterable
 from typing import Final
 
-from arena.errors import InvalidActionError
+from arena.errors import InvalidActionError, WireError
 from arena.games.azul.actions import Tiling
 from arena.games.azul.scoring import Board, Placement
 from arena.games.azul.state import EndReason, Observation, Phase, RoundResult, WallSide
 from arena.games.azul.tiles import COLOURS, MARKER, SIZE, Tile, Wall
 from arena.v1 import game_azul_pb2 as pb
-from arena.wire.common import WireError
 
 _OBSERVATION = pb.AzulObservation
 _WALL_TO_PROTO: Final = {

@@ -12,11 +12,11 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from arena.errors import WireError
 from arena.games.coloretto.cards import CARDS, COLLECTABLE, Card, Collection
 from arena.games.coloretto.scoring import Scoring, SeatScore
 from arena.games.coloretto.state import GameResult, Observation, RoundRecord, Take
 from arena.v1 import game_coloretto_pb2 as pb
-from arena.wire.common import WireError
 
 _CARD_BY_TEXT: Final = {str(card): card for card in CARDS}
 _OBSERVATION = pb.ColorettoObservation

@@ -13,14 +13,9 @@ from typing import Any, Final
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from arena.errors import ArenaError
+from arena.errors import WireError
 from arena.games.base import Outcome, Termination
 from arena.v1 import common_pb2
-
-
-class WireError(ArenaError, ValueError):
-    """A wire message does not convert to an engine value (missing, unknown or malformed field)."""
-
 
 # -- termination ------------------------------------------------------------------------------------
 

@@ -13,12 +13,12 @@ import functools
 from collections.abc import Iterable
 from typing import Final
 
+from arena.errors import WireError
 from arena.games.fool.cards import CARDS, Card, Colour
 from arena.games.fool.scoring import RoundResult, RoundSummary
 from arena.games.fool.state import Observation
 from arena.games.fool.trick import Play, Trick
 from arena.v1 import game_fool_pb2 as pb
-from arena.wire.common import WireError
 
 _CARD_BY_TEXT: Final = {str(card): card for card in CARDS}
 _COLOUR_TO_PROTO: Final = {

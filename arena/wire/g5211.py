@@ -12,11 +12,11 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from arena.errors import WireError
 from arena.games.g5211.cards import CARDS, Card, Colour
 from arena.games.g5211.scoring import RoundResult, ScoringKind
 from arena.games.g5211.state import Observation
 from arena.v1 import game_5211_pb2 as pb
-from arena.wire.common import WireError
 
 _CARD_BY_TEXT: Final = {str(card): card for card in CARDS}
 _RESULT = pb.Game5211RoundResult

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, WireError
 from arena.games.base import Termination
 from arena.games.registry import get_game
 from arena.v1 import match_pb2
-from arena.wire.common import WireError, options_from_proto, outcome_from_proto
+from arena.wire.common import options_from_proto, outcome_from_proto
 
 
 def turns(record: match_pb2.MatchRecord) -> list[dict[int, str]]:

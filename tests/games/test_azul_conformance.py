@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from arena.games.azul.conformance import MalformedFileError, check_file
+from arena.errors import MalformedCaseFileError
+from arena.games.azul.conformance import check_file
 from tests.games.casefiles import SHARED_5211
 
 SHARED_AZUL = SHARED_5211.parent / "azul"
@@ -83,7 +84,7 @@ def test_a_corrupted_wall_tiling_case_fails_naming_its_id_and_field() -> None:
 
 
 def test_a_file_of_another_format_is_refused() -> None:
-    with pytest.raises(MalformedFileError, match="unknown format"):
+    with pytest.raises(MalformedCaseFileError, match="unknown format"):
         check_file({"format": "5211 round scoring", "cases": []})
-    with pytest.raises(MalformedFileError, match="cases"):
+    with pytest.raises(MalformedCaseFileError, match="cases"):
         check_file({"format": load(WALL_TILING)["format"]})

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from arena.games.coloretto.conformance import MalformedFileError, check_file
+from arena.errors import MalformedCaseFileError
+from arena.games.coloretto.conformance import check_file
 from tests.games.casefiles import COLORETTO_PLAYTHROUGHS, COLORETTO_SCORING
 
 
@@ -81,7 +82,7 @@ def test_a_case_the_engine_rejects_is_a_line_not_a_crash() -> None:
 
 
 def test_a_file_of_neither_format_is_malformed() -> None:
-    with pytest.raises(MalformedFileError):
+    with pytest.raises(MalformedCaseFileError):
         check_file({"cases": [{"id": "x"}]})
-    with pytest.raises(MalformedFileError):
+    with pytest.raises(MalformedCaseFileError):
         check_file([])

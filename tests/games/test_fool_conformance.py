@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from arena.games.fool.conformance import MalformedCaseFileError, check_file, check_path
+from arena.errors import MalformedCaseFileError
+from arena.games.fool.conformance import check_file, check_path
 from tests.games.casefiles import SHARED_5211, load_cases
 
 SHARED_FOOL = SHARED_5211.parent / "fool"

@@ -8,9 +8,10 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
+from arena.errors import NameTakenError
 from arena.games.registry import GAMES
 from arena.referee.timecontrol import TimeControl
-from arena.service.auth import BotRegistry, NameTakenError
+from arena.service.auth import BotRegistry
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore

@@ -11,13 +11,12 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from arena.errors import UnknownGameError
+from arena.errors import LeagueSpecError, UnknownGameError
 from arena.league.schedule import (
     SECRET_BYTES,
     Design,
     LeagueFormat,
     LeagueSpec,
-    LeagueSpecError,
     MatchSpec,
     deal_seed,
     league_tables,

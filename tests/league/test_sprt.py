@@ -7,17 +7,8 @@ import random
 
 import pytest
 
-from arena.league.sprt import (
-    PENTANOMIAL,
-    Decision,
-    Sprt,
-    SprtError,
-    Tally,
-    _constrained,
-    elo_of_score,
-    estimate,
-    score_of_elo,
-)
+from arena.errors import SprtError
+from arena.league.sprt import PENTANOMIAL, Decision, Sprt, Tally, _constrained, elo_of_score, estimate, score_of_elo
 
 
 def test_bounds_are_walds() -> None:

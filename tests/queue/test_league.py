@@ -15,6 +15,8 @@ import redis.asyncio as aioredis
 from rich.console import Console
 
 from arena.cli import main as cli_main
+from arena.errors import LeagueExistsError
+from arena.grpc.errors import status_for
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.league.table import LeagueTable
@@ -229,3 +231,14 @@ async def test_a_cancelled_league_drops_its_queued_matches_and_says_so(
     table = Console(width=200, record=True)
     table.print(leaderboard_table(board))
     assert "cancelled (5 matches not played)" in table.export_text()
+
+
+async def test_a_league_id_taken_already_is_refused_as_already_exists(arena: Arena, leagues: LeagueService) -> None:
+    for name in ("d1", "d2"):
+        await arena.register(name)
+    spec = LeagueSpec("Ltwice", "5211", 2, ("d1", "d2"), games_per_pairing=1, seed=3)
+    await leagues.create(spec, TC, "first")
+    with pytest.raises(LeagueExistsError, match="'Ltwice' exists already") as taken:
+        await leagues.create(spec, TC, "second")
+    assert status_for(taken.value) == grpc.StatusCode.ALREADY_EXISTS
+    assert [info.name for info in await leagues.recent()] == ["first"]

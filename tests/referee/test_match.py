@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
 
 from arena.catalogue import policy as get_policy
+from arena.errors import SeatGoneError, TimeControlError
 from arena.games import Termination, get_game
 from arena.referee import (
     DecisionRequest,
@@ -15,7 +17,6 @@ from arena.referee import (
     MatchRecord,
     MatchSetup,
     PolicySeat,
-    SeatGoneError,
     TimeControl,
     replay,
     run_match,
@@ -188,3 +189,15 @@ async def test_spectator_events_hold_public_views_only() -> None:
         assert event.view.seat is None and event.view.hand == ()
         recorded = record.steps[event.step - 1]
         assert dict(event.actions) == {d.seat: d.action for d in recorded}
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"decision_seconds": 0.0}, "decision_seconds=0.0"),
+        ({"max_strikes": 0}, "max_strikes must be at least 1, not 0"),
+    ],
+)
+def test_a_time_control_that_cannot_be_one_is_an_arena_error_naming_it(fields: dict[str, Any], named: str) -> None:
+    with pytest.raises(TimeControlError, match=re.escape(named)):
+        TimeControl(**fields)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from arena.errors import LimitExceededError
 from arena.service import limits as limits_module
 from arena.service.limits import (
     MAX_LOCKOUT_SECONDS,
-    LimitExceededError,
     Limits,
     Lockout,
     PeerCounter,

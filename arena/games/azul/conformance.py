@@ -3,7 +3,7 @@
 Entry point for the per-game conformance catalogue: ``check_file(data)`` with a case file's parsed
 JSON returns one line per mismatching case (its id and the first field that differs); an empty list
 means every case matches. It dispatches on the file's ``format`` field to ``check_playthroughs``
-(whole games) or ``check_wall_tiling`` (one board's wall-tiling), and raises ``MalformedFileError``
+(whole games) or ``check_wall_tiling`` (one board's wall-tiling), and raises ``MalformedCaseFileError``
 when the file is neither. Games are replayed through the public interface only (``initial_state``
 with the fixture, ``legal_actions``, ``parse_action``, ``check_action``, ``apply``, ``public_view``,
 ``outcome``). Standard library only.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from arena.errors import ActionError, GameSetupError
+from arena.errors import ActionError, GameSetupError, MalformedCaseFileError
 from arena.games.azul.actions import Tiling
 from arena.games.azul.rules import REFILL_SEPARATOR, GameAzul, _tiling_problem
 from arena.games.azul.scoring import Board, Placement, end_bonus, tile_board
@@ -27,12 +27,8 @@ WALL_TILING_FORMAT: Final = "Azul wall-tiling"
 GAME: Final = GameAzul()
 
 
-class MalformedFileError(ValueError):
-    """A case file is not one of the Azul case formats."""
-
-
-class Mismatch(Exception):  # noqa: N818 - a control-flow signal carrying the first difference
-    """The first field where the engine disagrees with a case."""
+class _MismatchError(Exception):
+    """The first field where the engine disagrees with a case (internal: ends the case)."""
 
 
 def check_file(data: dict[str, Any]) -> list[str]:
@@ -40,19 +36,19 @@ def check_file(data: dict[str, Any]) -> list[str]:
     checker = _checker(data)
     cases = data.get("cases")
     if not isinstance(cases, list):
-        raise MalformedFileError('expected a JSON object with a "cases" list')
+        raise MalformedCaseFileError('expected a JSON object with a "cases" list')
     return checker(cases)
 
 
 def _checker(data: object) -> Callable[[list[Any]], list[str]]:
     if not isinstance(data, dict):
-        raise MalformedFileError("expected a JSON object")
+        raise MalformedCaseFileError("expected a JSON object")
     text = data.get("format")
     if isinstance(text, str) and text.startswith(PLAYTHROUGHS_FORMAT):
         return check_playthroughs
     if isinstance(text, str) and text.startswith(WALL_TILING_FORMAT):
         return check_wall_tiling
-    raise MalformedFileError(
+    raise MalformedCaseFileError(
         f"unknown format {str(text)[:40]!r}: expected {PLAYTHROUGHS_FORMAT!r} or {WALL_TILING_FORMAT!r}"
     )
 
@@ -73,9 +69,9 @@ def _each(cases: Sequence[Any], check: Callable[[dict[str, Any]], None]) -> list
         case_id = case.get("id", f"#{index}") if isinstance(case, dict) else f"#{index}"
         try:
             if not isinstance(case, dict):
-                raise Mismatch("the case is not a JSON object")
+                raise _MismatchError("the case is not a JSON object")
             check(case)
-        except Mismatch as mismatch:
+        except _MismatchError as mismatch:
             problems.append(f"{case_id}: {mismatch}")
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
             # A malformed case, or an engine crash: a finding to report, not a reason to stop.
@@ -85,7 +81,7 @@ def _each(cases: Sequence[Any], check: Callable[[dict[str, Any]], None]) -> list
 
 def _expect(field: str, expected: object, actual: object) -> None:
     if expected != actual:
-        raise Mismatch(f"{field}: expected {expected!r}, engine {actual!r}")
+        raise _MismatchError(f"{field}: expected {expected!r}, engine {actual!r}")
 
 
 # -- whole games ------------------------------------------------------------------------------------
@@ -112,12 +108,12 @@ def _check_playthrough(case: dict[str, Any]) -> None:
         for expected in case["rounds"]:
             state = _check_round(state, expected)
     except GameSetupError as error:
-        raise Mismatch(f"engine rejected the fixture: {error}") from None
+        raise _MismatchError(f"engine rejected the fixture: {error}") from None
     final = case["final"]
     view = GAME.public_view(state)
     outcome = GAME.outcome(state)
     if outcome is None:
-        raise Mismatch(f"final: the game is not over after round {view.round}")
+        raise _MismatchError(f"final: the game is not over after round {view.round}")
     _expect("final end", final["end"], None if view.end is None else view.end.value)
     _expect("final rounds", final["rounds"], len(view.history))
     _expect("final bonus", final["bonus"], list(view.bonuses or ()))
@@ -146,11 +142,11 @@ def _check_round(state: State, expected: dict[str, Any]) -> State:
             try:
                 actions[seat] = GAME.check_action(state, seat, GAME.parse_action(entry["action"]))
             except ActionError as error:
-                raise Mismatch(f"{label}: engine rejected {entry['action']!r}: {error}") from None
+                raise _MismatchError(f"{label}: engine rejected {entry['action']!r}: {error}") from None
         state = GAME.apply(state, actions)
     view = GAME.public_view(state)
     if len(view.history) < number:
-        raise Mismatch(f"{where}: the round did not end after its listed actions")
+        raise _MismatchError(f"{where}: the round did not end after its listed actions")
     _check_checkpoint(where, expected, view)
     return state
 
@@ -191,7 +187,7 @@ def _check_wall_tiling(case: dict[str, Any]) -> None:
         tiling = Tiling.parse(case["action"])
         problem = _tiling_problem(board, tiling)
         if problem:
-            raise Mismatch(f"action: engine rejected {case['action']!r}: {problem}")
+            raise _MismatchError(f"action: engine rejected {case['action']!r}: {problem}")
         columns = [None if column is None else column - 1 for _, column in tiling.placements]
     result = tile_board(board, grey, columns)
     _expect("placements", case["placements"], _placements(result.placements))

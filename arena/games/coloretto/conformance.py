@@ -2,7 +2,7 @@
 
 Entry point for the per-game conformance catalogue: ``check_file(document)`` with a file's parsed
 JSON; it returns one line per mismatching case, ``"<case id>: <first differing field>: expected …,
-engine …"`` (empty when every case matches) and raises ``MalformedFileError`` when the document
+engine …"`` (empty when every case matches) and raises ``MalformedCaseFileError`` when the document
 follows neither format. The formats (each file's ``format`` field says which):
 
 - scoring files (``check_scoring``): cases with a ``collection`` and the best ``score``;
@@ -21,17 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, MalformedCaseFileError
 from arena.games.coloretto.cards import LAST_ROUND, Collection
 from arena.games.coloretto.rules import COLOURS_IN_PLAY, GameColoretto
 from arena.games.coloretto.scoring import Scoring, score_collection
 from arena.games.coloretto.state import Observation, RoundRecord
 
 _GAME: Final = GameColoretto()
-
-
-class MalformedFileError(ValueError):
-    """A case file follows neither Coloretto case format."""
 
 
 class _MismatchError(Exception):
@@ -41,13 +37,13 @@ class _MismatchError(Exception):
 def check_file(document: Any) -> list[str]:
     """Every mismatch of the cases in one parsed case file, one line each naming the case id."""
     if not isinstance(document, dict) or not isinstance(document.get("cases"), list):
-        raise MalformedFileError('expected a JSON object with a "cases" list')
+        raise MalformedCaseFileError('expected a JSON object with a "cases" list')
     cases = document["cases"]
     if all(isinstance(case, dict) and "collection" in case for case in cases):
         return check_scoring(cases)
     if all(isinstance(case, dict) and "games" in case for case in cases):
         return check_playthroughs(cases)
-    raise MalformedFileError('every case must be a scoring case ("collection") or a playthrough ("games")')
+    raise MalformedCaseFileError('every case must be a scoring case ("collection") or a playthrough ("games")')
 
 
 def check_scoring(cases: Sequence[dict[str, Any]]) -> list[str]:

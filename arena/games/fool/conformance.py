@@ -26,16 +26,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ActionError, GameSetupError, InvalidActionError
+from arena.errors import ActionError, GameSetupError, InvalidActionError, MalformedCaseFileError
 from arena.games.fool.cards import PLAYER_COUNTS, Card
 from arena.games.fool.rules import GameFool, deck_from_deals
 from arena.games.fool.trick import Play, lead_colour, legal_cards, resolve
 
 GAME = GameFool()
-
-
-class MalformedCaseFileError(ValueError):
-    """A case file is not JSON or does not follow any of the FOOL! case formats."""
 
 
 class _MismatchError(Exception):

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
 
-from arena.errors import ActionError, GameSetupError, InvalidActionError
+from arena.errors import ActionError, GameSetupError, InvalidActionError, MalformedCaseFileError
 from arena.games.base import GameRules
 from arena.games.g5211.cards import Card
 from arena.games.g5211.rules import Game5211
@@ -31,10 +31,6 @@ RULES: Final = Game5211()
 CARDS_PER_SEAT_PER_ROUND: Final = 4
 """Every seat lays 2 + 1 + 1 cards in a round."""
 DECK_SIZE: Final = 100
-
-
-class MalformedFileError(ValueError):
-    """A case file does not follow either case format."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -69,7 +65,7 @@ Case = ScoringCase | PlaythroughCase
 def check_file(document: Any) -> list[str]:
     """Every mismatch of the cases in one parsed case file, one line each starting ``"<case id>: "``.
 
-    Empty when every case matches; raises ``MalformedFileError`` (before checking any case) when the
+    Empty when every case matches; raises ``MalformedCaseFileError`` (before checking any case) when the
     document follows neither format.
     """
     problems: list[str] = []
@@ -82,31 +78,31 @@ def check_file(document: Any) -> list[str]:
 
 
 def parse_cases(document: Any, player_counts: range) -> list[Case]:
-    """Validate one parsed case file's structure and read its cases; raises ``MalformedFileError``."""
+    """Validate one parsed case file's structure and read its cases; raises ``MalformedCaseFileError``."""
     if not isinstance(document, dict) or not isinstance(document.get("cases"), list):
-        raise MalformedFileError('expected a JSON object with a "cases" list')
+        raise MalformedCaseFileError('expected a JSON object with a "cases" list')
     cases: list[Case] = []
     seen: set[str] = set()
     for index, raw in enumerate(document["cases"]):
         if not isinstance(raw, dict):
-            raise MalformedFileError(f"case #{index} is not a JSON object")
+            raise MalformedCaseFileError(f"case #{index} is not a JSON object")
         case_id = raw.get("id", f"#{index}")
         if not isinstance(case_id, str) or not case_id:
-            raise MalformedFileError(f'case #{index}: "id" must be a non-empty string')
+            raise MalformedCaseFileError(f'case #{index}: "id" must be a non-empty string')
         if case_id in seen:
-            raise MalformedFileError(f"case id {case_id!r} appears twice")
+            raise MalformedCaseFileError(f"case id {case_id!r} appears twice")
         seen.add(case_id)
         try:
             cases.append(_parse_case(raw, case_id, player_counts))
-        except MalformedFileError as error:
-            raise MalformedFileError(f"case {case_id}: {error}") from None
+        except MalformedCaseFileError as error:
+            raise MalformedCaseFileError(f"case {case_id}: {error}") from None
     return cases
 
 
 def _parse_case(raw: dict[str, Any], case_id: str, player_counts: range) -> Case:
     players = _field(raw, "players")
     if not _is_int(players) or players not in player_counts:
-        raise MalformedFileError(
+        raise MalformedCaseFileError(
             f'"players" must be an integer from {player_counts.start} to {player_counts.stop - 1}, not {players!r}'
         )
     if "played" in raw:
@@ -120,7 +116,7 @@ def _parse_case(raw: dict[str, Any], case_id: str, player_counts: range) -> Case
     if "deck" in raw or "actions" in raw:
         deck = _cards(_field(raw, "deck"), '"deck"')
         if len(deck) != DECK_SIZE:
-            raise MalformedFileError(f'"deck" must list {DECK_SIZE} cards, not {len(deck)}')
+            raise MalformedCaseFileError(f'"deck" must list {DECK_SIZE} cards, not {len(deck)}')
         turns = _list(_field(raw, "actions"), '"actions"')
         actions = tuple(_per_seat(turn, players, f'"actions" turn {n}') for n, turn in enumerate(turns, 1))
         rounds_raw = _list(_field(raw, "round_scoring"), '"round_scoring"')
@@ -129,10 +125,10 @@ def _parse_case(raw: dict[str, Any], case_id: str, player_counts: range) -> Case
         )
         rounds = _field(raw, "rounds")
         if not _is_int(rounds) or rounds < 1:
-            raise MalformedFileError(f'"rounds" must be a positive integer, not {rounds!r}')
+            raise MalformedCaseFileError(f'"rounds" must be a positive integer, not {rounds!r}')
         winners = _ints(raw, "winners", None)
         if not winners or any(not 0 <= seat < players for seat in winners):
-            raise MalformedFileError(f'"winners" must list seats from 0 to {players - 1}, not {list(winners)}')
+            raise MalformedCaseFileError(f'"winners" must list seats from 0 to {players - 1}, not {list(winners)}')
         return PlaythroughCase(
             case_id=case_id,
             players=players,
@@ -144,7 +140,7 @@ def _parse_case(raw: dict[str, Any], case_id: str, player_counts: range) -> Case
             winners=tuple(sorted(winners)),
             rounds=rounds,
         )
-    raise MalformedFileError('neither a round-scoring case ("played") nor a playthrough ("deck", "actions")')
+    raise MalformedCaseFileError('neither a round-scoring case ("played") nor a playthrough ("deck", "actions")')
 
 
 def _is_int(value: object) -> bool:
@@ -153,38 +149,38 @@ def _is_int(value: object) -> bool:
 
 def _field(raw: dict[str, Any], key: str) -> Any:
     if key not in raw:
-        raise MalformedFileError(f'missing "{key}"')
+        raise MalformedCaseFileError(f'missing "{key}"')
     return raw[key]
 
 
 def _list(value: object, what: str) -> list[Any]:
     if not isinstance(value, list):
-        raise MalformedFileError(f"{what} must be a list, not {type(value).__name__}")
+        raise MalformedCaseFileError(f"{what} must be a list, not {type(value).__name__}")
     return value
 
 
 def _cards(value: object, what: str) -> tuple[str, ...]:
-    """A list of card texts, in canonical notation; raises ``MalformedFileError`` on a bad card."""
+    """A list of card texts, in canonical notation; raises ``MalformedCaseFileError`` on a bad card."""
     cards = []
     for text in _list(value, what):
         if not isinstance(text, str):
-            raise MalformedFileError(f"{what}: a card must be a string like 'G3', not {text!r}")
+            raise MalformedCaseFileError(f"{what}: a card must be a string like 'G3', not {text!r}")
         try:
             cards.append(str(Card.parse(text)))
         except InvalidActionError:
-            raise MalformedFileError(f"{what}: {text!r} is not a 5211 card (like 'G3')") from None
+            raise MalformedCaseFileError(f"{what}: {text!r} is not a 5211 card (like 'G3')") from None
     return tuple(cards)
 
 
 def _per_seat(value: object, players: int, what: str, exact: int | None = None) -> tuple[tuple[str, ...], ...]:
     seats = _list(value, what)
     if len(seats) != players:
-        raise MalformedFileError(f"{what} must have one list per seat ({players}), not {len(seats)}")
+        raise MalformedCaseFileError(f"{what} must have one list per seat ({players}), not {len(seats)}")
     result = tuple(_cards(cards, f"{what} seat {seat}") for seat, cards in enumerate(seats))
     if exact is not None:
         for seat, cards in enumerate(result):
             if len(cards) != exact:
-                raise MalformedFileError(f"{what} seat {seat} must have {exact} cards, not {len(cards)}")
+                raise MalformedCaseFileError(f"{what} seat {seat} must have {exact} cards, not {len(cards)}")
     return result
 
 
@@ -196,7 +192,7 @@ def _ints(raw: dict[str, Any], key: str, length: int | None) -> tuple[int, ...]:
     values = _list(_field(raw, key), f'"{key}"')
     if not all(_is_int(v) for v in values) or (length is not None and len(values) != length):
         size = f"{length} " if length is not None else ""
-        raise MalformedFileError(f'"{key}" must be a list of {size}integers, not {values!r}')
+        raise MalformedCaseFileError(f'"{key}" must be a list of {size}integers, not {values!r}')
     return tuple(values)
 
 
