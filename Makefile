@@ -71,7 +71,7 @@ chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the sto
 	$(PY) benchmarks/chaos.py
 
 pytest: $(STAMP) ## The tests alone
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=25
 
 bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py

@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 from prometheus_client import generate_latest
 
+from arena.grpc.call_metrics import ErrorCountingInterceptor
 from arena.metrics import ArenaMetrics
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
@@ -38,7 +39,10 @@ def promtool(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def exposed_names() -> set[str]:
-    text = generate_latest(ArenaMetrics().registry).decode()
+    """The series a fresh node exposes: its metrics, with the gRPC call counters its interceptor starts."""
+    metrics = ArenaMetrics()
+    ErrorCountingInterceptor(metrics)
+    text = generate_latest(metrics.registry).decode()
     names = {line.split("{")[0].split(" ")[0] for line in text.splitlines() if line and not line.startswith("#")}
     return names | {"up"}
 

@@ -134,8 +134,12 @@ async def test_grey_wall_choices_reach_nobody_until_every_choosing_seat_has_chos
 
     watcher = asyncio.ensure_future(watch())
     request = await asyncio.wait_for(held.request, 30)
-    quick_request = [r for r in quick.messages("action_request") if r.match_id == match_id][-1]
-    assert phase_of(quick_request) is Phase.TILING
+
+    def quick_latest() -> bot_pb2.ActionRequest:
+        return [r for r in quick.messages("action_request") if r.match_id == match_id][-1]
+
+    await eventually(lambda: phase_of(quick_latest()) is Phase.TILING)  # its request may arrive after held's
+    quick_request = quick_latest()
     await eventually(lambda: sent and sent[-1][0] == quick_request.sequence)
     choice = sent[-1][1]
     await asyncio.sleep(0.2)  # the server has the other seat's choice by now; nothing may show it yet
