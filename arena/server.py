@@ -157,6 +157,27 @@ async def start_node(config: ServeConfig) -> RunningNode:
         return running
 
 
+def open_store(config: ServeConfig) -> tuple[EmbeddedRedis | None, str]:
+    """The node's Redis: ``--redis-url``'s, or an embedded one started in the data folder (the
+    caller stops it), after checking the folder where it will be used. Returns (embedded or None, URL).
+
+    Call it from the thread that lives as long as the node (see ``EmbeddedRedis``). Raises
+    ``StartupError`` for an unusable data folder or an embedded Redis that does not start.
+    """
+    url = config.redis_url
+    makes_token = not (config.open_registration or config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"))
+    if url is None or (makes_token and not (config.data_dir / "admin-token").exists()):
+        startup.check_data_folder(config.data_dir)
+    if url is not None:
+        return None, url
+    make_private_dir(config.data_dir)
+    try:
+        embedded = EmbeddedRedis(config.data_dir / "redis").start()
+    except (RuntimeError, OSError) as error:
+        raise StartupError(f"the embedded Redis did not start ({error}): check --data-dir") from error
+    return embedded, embedded.url
+
+
 async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -> RunningNode:
     if not config.shared_port:
         startup.check_port_free(config.address, "--address")
@@ -164,20 +185,9 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         startup.check_port_free(config.metrics_address, "--metrics-address", "serve metrics on")
     if config.web_address:
         startup.check_port_free(config.web_address, "--web-port", "serve the web site on")
-    embedded = None
-    url = config.redis_url
-    makes_token = not (config.open_registration or config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"))
-    if url is None or (makes_token and not (config.data_dir / "admin-token").exists()):
-        startup.check_data_folder(config.data_dir)
-    if url is None:
-        make_private_dir(config.data_dir)
-        # Started from this (the main) thread, which lives as long as the node: see EmbeddedRedis.
-        try:
-            embedded = EmbeddedRedis(config.data_dir / "redis").start()
-        except (RuntimeError, OSError) as error:
-            raise StartupError(f"the embedded Redis did not start ({error}): check --data-dir") from error
+    embedded, url = open_store(config)
+    if embedded is not None:
         started.push_async_callback(asyncio.to_thread, embedded.stop)
-        url = embedded.url
     await startup.check_redis(url)
     client = connect(url)
     started.push_async_callback(client.aclose)

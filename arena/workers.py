@@ -30,8 +30,8 @@ from multiprocessing.process import BaseProcess
 
 from arena import logs, startup
 from arena.errors import StartupError
-from arena.server import ServeConfig, admin_token_for, make_private_dir
-from arena.store.embedded import EmbeddedRedis, free_port
+from arena.server import ServeConfig, admin_token_for, open_store
+from arena.store.embedded import free_port
 
 log = logging.getLogger(__name__)
 
@@ -127,18 +127,7 @@ def run_workers(
     host, _, port_text = config.address.rpartition(":")
     port = int(port_text) or free_port()
     config = dataclasses.replace(config, address=f"{host}:{port}")
-    embedded = None
-    url = config.redis_url
-    makes_token = not (config.open_registration or config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN"))
-    if url is None or (makes_token and not (config.data_dir / "admin-token").exists()):
-        startup.check_data_folder(config.data_dir)
-    if url is None:
-        make_private_dir(config.data_dir)
-        try:
-            embedded = EmbeddedRedis(config.data_dir / "redis").start()
-        except (RuntimeError, OSError) as error:
-            raise StartupError(f"the embedded Redis did not start ({error}): check --data-dir") from error
-        url = embedded.url
+    embedded, url = open_store(config)
     try:
         try:
             admin = admin_token_for(config)
