@@ -32,7 +32,7 @@ from arena.league.schedule import SECRET_BYTES, MatchSpec, deal_id
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
-from arena.service.leagues import MAX_REQUEST_ID, REBUILD_ATTEMPTS
+from arena.service.leagues import MAX_REQUEST_ID
 from arena.store.ladders import LadderStore, Online
 from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import STORE_ERRORS
@@ -178,13 +178,9 @@ class LadderService:
 
     async def _fit(self, info: LadderInfo) -> list[Standing]:
         deal_size = info.players if info.duplicate else 1
-        fields, counted = await self.store.pairings(info.ladder_id)
-        for _ in range(REBUILD_ATTEMPTS):
-            if counted >= info.done:
-                break
-            await self.store.rebuild_pairings(info.ladder_id, deal_size)
-            fields, counted = await self.store.pairings(info.ladder_id)
-        aggregate = PairingAggregate.from_fields(fields)
+        aggregate = PairingAggregate.from_fields(
+            await self.store.current_pairings(info.ladder_id, info.done, deal_size)
+        )
         retired = await self.store.retired(sorted(aggregate.bots))
         table = await asyncio.to_thread(LeagueTable.from_aggregate, aggregate)
         return standings(table, retired)

@@ -31,8 +31,6 @@ MAX_REQUEST_ID = 128
 
 TABLE_CACHE_SIZE = 64
 """Fitted league tables kept (one per league version asked)."""
-REBUILD_ATTEMPTS = 3
-"""Tries at rebuilding a league's pairing aggregate while results keep arriving."""
 
 
 MAX_GAMES_PER_PAIRING = 10_000
@@ -235,12 +233,7 @@ class LeagueService:
 
     async def _fit(self, info: LeagueInfo) -> LeagueTable:
         deal_size = info.spec.players_per_match if info.spec.duplicate else 1
-        fields, counted = await self.store.pairings(info.league_id)
-        for _ in range(REBUILD_ATTEMPTS):
-            if counted >= info.progress.done:
-                break
-            await self.store.rebuild_pairings(info.league_id, deal_size)
-            fields, counted = await self.store.pairings(info.league_id)
+        fields = await self.store.current_pairings(info.league_id, info.progress.done, deal_size)
         return await asyncio.to_thread(
             lambda: LeagueTable.from_aggregate(PairingAggregate.from_fields(fields), info.spec.bots)
         )

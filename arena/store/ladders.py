@@ -174,14 +174,10 @@ class LadderStore:
             results.extend(json.loads(v) for v in values if v)
         return results
 
-    async def pairings(self, ladder_id: str) -> tuple[dict[str, str], int]:
-        """The ladder's pairing aggregate in its stored form and the count of results it has seen:
-        the league store keeps it with every result (``LeagueStore.pairings``)."""
-        return await self._leagues.pairings(ladder_id)
-
-    async def rebuild_pairings(self, ladder_id: str, deal_size: int = 1) -> bool:
-        """Recompute the ladder's pairing aggregate from its stored results (``LeagueStore.rebuild_pairings``)."""
-        return await self._leagues.rebuild_pairings(ladder_id, deal_size)
+    async def current_pairings(self, ladder_id: str, done: int, deal_size: int = 1) -> dict[str, str]:
+        """The ladder's pairing aggregate, which the league store keeps with every result, rebuilt
+        when short (``LeagueStore.current_pairings``)."""
+        return await self._leagues.current_pairings(ladder_id, done, deal_size)
 
     async def hold_matchmaking(self, owner: str, seconds: float) -> bool:
         """Take or keep the matchmaker lease for ``seconds``; False while another node holds it."""

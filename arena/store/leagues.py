@@ -51,6 +51,8 @@ QUEUE_STREAM = key("queue", "matches")
 QUEUE_GROUP = "referees"
 REQUEST_TTL_SECONDS = 7 * 24 * 3600
 """How long a create request's id keeps naming the league it made."""
+REBUILD_ATTEMPTS = 3
+"""Tries at rebuilding a league's pairing aggregate while results keep arriving."""
 STORED_FIELD = "#stored"
 """The pairing aggregate's count of the stored results it has seen (whole deals or pending)."""
 
@@ -342,6 +344,18 @@ class LeagueStore:
         fields = {text(f): text(v) for f, v in (await self.r.hgetall(self._key(league_id, "pairs"))).items()}
         counted = int(fields.pop(STORED_FIELD, "0"))
         return fields, counted
+
+    async def current_pairings(self, league_id: str, done: int, deal_size: int = 1) -> dict[str, str]:
+        """The pairing aggregate in its stored form, rebuilt from the results first when it has counted
+        fewer than ``done`` (the league's stored results): at most ``REBUILD_ATTEMPTS`` tries while
+        results keep arriving, then the aggregate as it stands."""
+        fields, counted = await self.pairings(league_id)
+        for _ in range(REBUILD_ATTEMPTS):
+            if counted >= done:
+                break
+            await self.rebuild_pairings(league_id, deal_size)
+            fields, counted = await self.pairings(league_id)
+        return fields
 
     async def rebuild_pairings(self, league_id: str, deal_size: int = 1) -> bool:
         """Recompute the pairing aggregate from the stored results (for a league stored before the
