@@ -38,13 +38,13 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── LadderSpecError (also ValueError)    a ladder that cannot be created as asked
     ├── NotFoundError (also KeyError)        the web site has nothing at that address (404; arena.web)
     ├── BadFilterError (also ValueError)     a web filter or page value that cannot be one (400)
-    ├── StartupError                         a node cannot start (arena.startup): one line for the
+    ├── StartupError                         a node cannot start (arena.serve.startup): one line for the
     │   └── NodeIdTakenError                 operator; another live node holds this node id
     ├── OperatorError                        an operator's mistake on the command line (arena.cli)
     │   └── AdminTokenMissingError           no admin token anywhere the command looks
-    ├── PlayerError                          a player named to ``arena play`` that is no bot (arena.play)
-    ├── MainJobError                         the main job cannot finish (arena.mainjob)
-    └── SprtRunError                         an SPRT run cannot go on (arena.sprt_client)
+    ├── PlayerError                          a player named to ``arena play`` that is no bot (arena.cli.play)
+    ├── MainJobError                         the main job cannot finish (arena.cli.mainjob)
+    └── SprtRunError                         an SPRT run cannot go on (arena.cli.sprt_client)
 
 Domain errors carry no transport codes; the gRPC layer maps them to status codes in one table
 (``arena.grpc.errors``), which also names the ones that never cross the wire.

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench_stack import HERE, arena_rate, raw_rate
 
-from arena.launch import READY
+from arena.serve.launch import READY
 from arena.store.embedded import free_port
 
 

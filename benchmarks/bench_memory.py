@@ -1,7 +1,7 @@
 """Memory per connected idle bot: an arena node's resident memory with 1,000 and with 10,000 bots
 connected, each on a fresh node, over the same node idle (goal of issue 17: under 20 KiB each with 10,000).
 
-The bots are lightweight simulated ones (``arena.loadtest_bots``: one stream each, 50 streams per
+The bots are lightweight simulated ones (``arena.cli.loadtest_bots``: one stream each, 50 streams per
 channel) in other processes; they connect, say Hello and wait. The node's ``arena_connected_bots``
 gauge confirms they are all connected. Run: ``python benchmarks/bench_memory.py``.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.loadtest import _register, counter_total, local_arena
+from arena.cli.loadtest import _register, counter_total, local_arena
 
 HERE = Path(__file__).resolve().parent
 GOAL_KIB = 20
@@ -74,7 +74,7 @@ def main() -> int:
                     path = Path(folder) / f"tokens-{count}-{start}.txt"
                     path.write_text("".join(f"{n} {t}\n" for n, t in tokens[start : start + WAVE]))
                     bot = subprocess.Popen(
-                        [sys.executable, "-m", "arena.loadtest_bots", str(path), "--server", address],
+                        [sys.executable, "-m", "arena.cli.loadtest_bots", str(path), "--server", address],
                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                     )  # fmt: skip
                     bots.append(bot)

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.launch import start_serve, stop
+from arena.serve.launch import start_serve, stop
 from arena.store.embedded import EmbeddedRedis, free_port
 
 ADMIN = "bench-admin-token"

@@ -36,8 +36,8 @@ import grpc
 from arena_bot import Bot, Turn
 from prometheus_client.parser import text_string_to_metric_families
 
-from arena.admin import register_bot
-from arena.loadtest import local_arena
+from arena.cli.admin import register_bot
+from arena.cli.loadtest import local_arena
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from arena.wire.common import duration_to_proto
 

@@ -2,7 +2,7 @@
 and of matches whose bots are on two nodes against matches on one node, all in one run.
 
 Everything runs in its own process: a Redis 7 (Debian's), the arena's node or worker processes, and
-two bot processes (``arena.loadtest_bots``: lightweight simulated bots answering a random legal
+two bot processes (``arena.cli.loadtest_bots``: lightweight simulated bots answering a random legal
 action, each bot on its own connection, as real bots are). This process only starts the matches:
 C 2-player pairs, each always playing one match (a new one as soon as one ends), counted over the
 same window. Where each bot landed is read from the arena's bot directory in Redis, so the 2-worker
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.launch import start_serve, stop
+from arena.serve.launch import start_serve, stop
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.redis_stores import connect
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
@@ -120,7 +120,7 @@ async def measure(
         path.write_text("".join(f"{n} {t}\n" for n, t in tokens))
         bots.append(
             await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "arena.loadtest_bots", str(path), "--server", server,
+                sys.executable, "-m", "arena.cli.loadtest_bots", str(path), "--server", server,
                 "--capacity", "2", "--per-channel", "1",
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 20,
             )

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import redis
 
-from arena.admin import create_league, register_bot
-from arena.launch import start_serve
+from arena.cli.admin import create_league, register_bot
+from arena.serve.launch import start_serve
 from arena.store.embedded import EmbeddedRedis, free_port
 
 

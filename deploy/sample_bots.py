@@ -41,7 +41,7 @@ from types import FrameType
 import grpc
 from healthcheck import check  # beside this file, here and in the image: run this file as a script
 
-from arena.admin import create_league, register_bot
+from arena.cli.admin import create_league, register_bot
 
 log = logging.getLogger("sample-bots")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.cli import build_parser
+from arena.cli.main import build_parser
 from arena.errors import AuthError
 from tests.grpc.harness import ADMIN, Arena
 from tests.grpc.rawbot import RawBot

@@ -60,7 +60,7 @@ async def test_matches_show_replay_and_watch_print_text_or_json(arena: Arena) ->
     replay = await run("match", "replay", match_id, *server)
     assert replay.returncode == 0, replay.stderr
     record = await arena.record(match_id)
-    from arena.matchcli import replay_lines
+    from arena.cli.matchcli import replay_lines
 
     assert replay.stdout == "".join(line + "\n" for line in replay_lines(record))
     entry = catalogue.entry("5211")

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from arena.cli import main
-from arena.conformance import run
+from arena.cli.conformance import run
+from arena.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_5211 = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "5211"

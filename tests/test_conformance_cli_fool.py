@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.cli import main
+from arena.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "fool"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import grpc
 
-from arena.admin import create_league, register_bot
-from arena.launch import stop
+from arena.cli.admin import create_league, register_bot
 from arena.league.schedule import LeagueSpec, schedule_league
+from arena.serve.launch import stop
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect

@@ -38,8 +38,8 @@ import psutil
 import pytest
 import yaml
 
-from arena.cli import build_parser, web_address
-from arena.launch import serving
+from arena.cli.main import build_parser, web_address
+from arena.serve.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import league_pb2, league_pb2_grpc
 
@@ -121,7 +121,7 @@ def dockerfile(deploycheck: Path) -> dict[str, Any]:
         "clients/rust/target",
         "clients/java/target",
         "clients/python/arena_bot/__pycache__/bot.cpython-311.pyc",
-        "arena/cli.py",
+        "arena/cli/main.py",
         "clients/python/arena_bot/bot.py",
         "deploy/healthcheck.py",
         "deploy/sample_bots.py",
@@ -382,7 +382,12 @@ def test_dockerignore_keeps_the_build_context_small(dockerfile: dict[str, Any]) 
         "clients/python/arena_bot/__pycache__/bot.cpython-311.pyc",
     ):
         assert probes[path] is False, f"{path} would be sent to the Docker build"
-    for path in ("arena/cli.py", "clients/python/arena_bot/bot.py", "deploy/healthcheck.py", "deploy/sample_bots.py"):
+    for path in (
+        "arena/cli/main.py",
+        "clients/python/arena_bot/bot.py",
+        "deploy/healthcheck.py",
+        "deploy/sample_bots.py",
+    ):
         assert probes[path] is True, f"{path} would be left out of the Docker build"
     for stage in dockerfile["stages"]:
         for copy in stage["copies"]:

@@ -11,7 +11,7 @@ import sys
 import pytest
 from rich.console import Console
 
-from arena.mainjob import MainJob, default_lineup, run_main_job
+from arena.cli.mainjob import MainJob, default_lineup, run_main_job
 
 
 def _arena(*args: str) -> subprocess.CompletedProcess[str]:

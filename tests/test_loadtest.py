@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from arena.loadtest import LoadConfig, histogram_quantiles, run
+from arena.cli.loadtest import LoadConfig, histogram_quantiles, run
 
 
 def test_a_small_load_test_plays_every_match_without_error(capsys: object) -> None:

@@ -15,8 +15,8 @@ import grpc
 import pytest
 from rich.console import Console
 
-from arena.mainjob import MainJob, run_main_job
-from arena.server import RunningNode, ServeConfig, start_node
+from arena.cli.mainjob import MainJob, run_main_job
+from arena.serve.server import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 

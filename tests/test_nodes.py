@@ -12,7 +12,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.admin import create_league, register_bot
+from arena.cli.admin import create_league, register_bot
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore

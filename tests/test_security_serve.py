@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from arena.launch import serving
+from arena.serve.launch import serving
 from arena.store.embedded import EmbeddedRedis
 from arena.store.redis_stores import key
 
@@ -59,7 +59,7 @@ def test_an_existing_admin_token_file_is_reused_not_replaced(tmp_path: Path) -> 
     data.mkdir()
     (data / "admin-token").write_text("arena_kept-token\n")
     (data / "admin-token").chmod(0o600)
-    from arena.server import ServeConfig, admin_token_for
+    from arena.serve.server import ServeConfig, admin_token_for
 
     assert admin_token_for(ServeConfig(data_dir=data)) == "arena_kept-token"
 
@@ -108,7 +108,7 @@ def test_the_embedded_redis_files_are_private_whatever_the_umask(tmp_path: Path)
 def test_the_redis_password_is_in_no_log_heartbeat_metric_or_command_line(tmp_path: Path) -> None:
     import urllib.request
 
-    from arena.admin import register_bot
+    from arena.cli.admin import register_bot
     from arena.store.embedded import free_port
 
     data, log = tmp_path / "data", tmp_path / "serve.log"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import grpc
 
-from arena.admin import register_bot
-from arena.launch import serving
+from arena.cli.admin import register_bot
+from arena.serve.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from tests.grpc.rawbot import RawBot

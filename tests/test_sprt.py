@@ -17,7 +17,7 @@ import sys
 import grpc
 import pytest
 
-from arena.cli import main as cli_main
+from arena.cli.main import main as cli_main
 from arena.v1 import match_pb2
 from tests.grpc.harness import ADMIN, ADMIN_METADATA, Arena
 from tests.grpc.rawbot import random_chooser

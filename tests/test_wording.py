@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.wording import counted
+from arena.cli.wording import counted
 
 
 def test_counts_take_the_right_plural() -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.admin import register_bot
-from arena.launch import start_serve, stop
+from arena.cli.admin import register_bot
+from arena.serve.launch import start_serve, stop
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.redis_stores import connect
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc

@@ -13,9 +13,9 @@ import grpc
 import pytest
 
 from arena.grpc.server import GrpcServer, start_server
-from arena.launch import start_serve
 from arena.node import ArenaNode
 from arena.referee.timecontrol import TimeControl
+from arena.serve.launch import start_serve
 from arena.service.limits import Limits
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.grpc.rawbot import Chooser, RawBot

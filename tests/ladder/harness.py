@@ -14,8 +14,8 @@ import grpc
 from arena_bot import Bot
 from arena_bot.bots import HeuristicBot, RandomBot
 
-from arena.admin import register_bot
-from arena.launch import start_serve
+from arena.cli.admin import register_bot
+from arena.serve.launch import start_serve
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import QUEUE_GROUP, QUEUE_STREAM
 from arena.store.redis_stores import key, text

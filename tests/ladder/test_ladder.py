@@ -21,7 +21,7 @@ import grpc
 import pytest
 from redis.exceptions import RedisError
 
-from arena.admin import register_bot
+from arena.cli.admin import register_bot
 from arena.store.embedded import EmbeddedRedis
 from arena.store.redis_stores import connect, key
 from arena.v1 import ladder_pb2, match_pb2, match_pb2_grpc

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.admin import register_bot
-from arena.cli import main
+from arena.cli.admin import register_bot
+from arena.cli.main import main
 from arena.store.embedded import EmbeddedRedis
 from tests.grpc.harness import ADMIN
 from tests.ladder.harness import Nodes

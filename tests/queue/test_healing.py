@@ -31,8 +31,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from arena.admin import register_bot
 from arena.catalogue import DEFAULT_GAME
+from arena.cli.admin import register_bot
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.league.table import LeagueTable

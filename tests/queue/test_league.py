@@ -14,7 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 from rich.console import Console
 
-from arena.cli import main as cli_main
+from arena.cli.main import main as cli_main
 from arena.errors import LeagueExistsError
 from arena.grpc.errors import status_for
 from arena.league.result import MatchResult
@@ -87,7 +87,7 @@ async def test_a_redis_restart_mid_league_loses_no_result(
 
 
 async def test_a_node_killed_mid_league_loses_nothing(redis7: EmbeddedRedis, tmp_path: Path) -> None:
-    from arena.admin import create_league, register_bot
+    from arena.cli.admin import create_league, register_bot
 
     ports = [free_port(), free_port()]
     addresses = [f"127.0.0.1:{p}" for p in ports]
@@ -184,7 +184,7 @@ async def test_out_of_range_league_numbers_are_refused_naming_them(arena: Arena,
 async def test_a_cancelled_league_drops_its_queued_matches_and_says_so(
     arena: Arena, leagues: LeagueService, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from arena.admin import leaderboard_table, watch_league
+    from arena.cli.admin import leaderboard_table, watch_league
 
     for name in ("idle1", "idle2"):
         await arena.register(name)  # registered, never connected: the matches wait for them

@@ -25,13 +25,13 @@ from typing import Any
 
 import grpc
 
-from arena.admin import create_league, register_bot
-from arena.admin_ladders import create_ladder, get_standings, pause_ladder
+from arena.cli.admin import create_league, register_bot
+from arena.cli.admin_ladders import create_ladder, get_standings, pause_ladder
+from arena.cli.mainjob import bot_processes
 from arena.games.base import GameRules
-from arena.launch import WEB_READY, start_serve, stop
-from arena.mainjob import bot_processes
 from arena.referee.record import DecisionRecord, MatchRecord
 from arena.referee.timecontrol import TimeControl
+from arena.serve.launch import WEB_READY, start_serve, stop
 from arena.store.embedded import free_port
 from arena.v1 import bot_pb2, common_pb2, ladder_pb2, ladder_pb2_grpc, match_pb2, match_pb2_grpc
 from tests.grpc.rawbot import RawBot

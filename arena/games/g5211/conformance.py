@@ -9,7 +9,7 @@ Two file formats exist, both described in ``docs/conformance.md`` and in each fi
 
 Playthroughs are replayed through the public game interface only (``initial_state`` with the deck,
 ``parse_action``, ``check_action``, ``apply``, ``public_view``, ``outcome``). The entry point for
-the catalogue is :func:`check_file`; ``arena.conformance`` reads the files and prints. Standard
+the catalogue is :func:`check_file`; ``arena.cli.conformance`` reads the files and prints. Standard
 library only.
 """
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from arena import catalogue
+from arena.cli.wording import counted
 from arena.errors import UnknownGameError
-from arena.wording import counted
 
 EXIT_OK: Final = 0
 EXIT_MISMATCH: Final = 1

@@ -27,7 +27,7 @@ from arena.wire.common import duration_to_proto
 if TYPE_CHECKING:  # rich is the server extra's: loaded only by the commands that draw with it
     from rich.console import Console
     from rich.table import Table
-from arena.wording import counted
+from arena.cli.wording import counted
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

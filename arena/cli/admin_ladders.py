@@ -10,7 +10,7 @@ import grpc
 from rich import box
 from rich.table import Table
 
-from arena.admin import CREATE_ATTEMPTS, ClientTls, channel
+from arena.cli.admin import CREATE_ATTEMPTS, ClientTls, channel
 from arena.v1 import common_pb2, ladder_pb2, ladder_pb2_grpc
 from arena.wire.common import duration_to_proto
 

@@ -32,9 +32,9 @@ from pathlib import Path
 from rich.console import Console
 
 from arena import catalogue
-from arena.admin import create_league, get_leaderboard, leaderboard_table, register_bot, watch_league
+from arena.cli.admin import create_league, get_leaderboard, leaderboard_table, register_bot, watch_league
+from arena.cli.loadtest import local_arena
 from arena.errors import MainJobError
-from arena.loadtest import local_arena
 from arena.store.embedded import free_port
 from arena.v1 import league_pb2
 

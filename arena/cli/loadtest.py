@@ -1,7 +1,7 @@
 """``arena loadtest``: many simulated bots in several processes, many matches, figures at the end.
 
 It starts an arena (or targets one with ``--server``), registers the bots, spreads them over
-bot processes (``arena.loadtest_bots``), keeps ``concurrency`` matches in flight until ``matches``
+bot processes (``arena.cli.loadtest_bots``), keeps ``concurrency`` matches in flight until ``matches``
 have ended, then reports matches/s, decisions/s, the server's decision-latency percentiles and every
 error, as a table and as JSON.
 """
@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from arena.catalogue import DEFAULT_GAME
-from arena.launch import serving
+from arena.serve.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.wire.common import duration_to_proto
@@ -170,7 +170,7 @@ async def drive(config: LoadConfig, address: str, metrics_url: str | None, conso
             await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "arena.loadtest_bots",
+                "arena.cli.loadtest_bots",
                 str(path),
                 "--server",
                 address,

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from arena.cli.wording import counted
 from arena.errors import AdminTokenMissingError, OperatorError
-from arena.wording import counted
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 SERVER_MODULES = frozenset(
@@ -38,11 +38,11 @@ DEFAULT_WEB_PORT = 8080
 
 
 if TYPE_CHECKING:
-    from arena.admin import ClientTls
+    from arena.cli.admin import ClientTls
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from arena.demo import play_demo
+    from arena.cli.demo import play_demo
     from arena.errors import GameSetupError
     from arena.wire.common import options_from_proto
 
@@ -54,8 +54,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from arena.cli.play import play_local
     from arena.errors import GameSetupError, PlayerError
-    from arena.play import play_local
     from arena.wire.common import options_from_proto
 
     try:
@@ -69,7 +69,7 @@ def _play(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.mainjob import MainJob, run_main_job
+    from arena.cli.mainjob import MainJob, run_main_job
 
     players = _players(args.game, args.players)
     job = MainJob(
@@ -98,7 +98,7 @@ def _players(game: str, players: int | None) -> int:
 
 
 def _conformance(args: argparse.Namespace) -> int:
-    from arena.conformance import run
+    from arena.cli.conformance import run
 
     return run(args.game, args.files, sys.stdout)
 
@@ -116,7 +116,7 @@ def _serve(args: argparse.Namespace) -> int:
     # The flags are checked before gRPC is loaded: a process that refuses them exits before gRPC's
     # threads start (they could abort a process exiting under them).
     from arena import logs
-    from arena.launch import READY, WEB_READY
+    from arena.serve.launch import READY, WEB_READY
     from arena.service.limits import Limits, raise_open_files_limit
 
     logs.configure(args.log_level, json_format=args.log_format == "json")
@@ -134,7 +134,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"arena serve: {error}", file=sys.stderr)
         return 2
     from arena.grpc.server import TlsFiles
-    from arena.server import ServeConfig, serve
+    from arena.serve.server import ServeConfig, serve
 
     config = ServeConfig(
         address=args.address,
@@ -160,11 +160,11 @@ def _serve(args: argparse.Namespace) -> int:
 
     workers = args.workers
     if workers == 0:
-        from arena.workers import default_workers
+        from arena.serve.workers import default_workers
 
         workers = default_workers()
     if workers > 1:
-        from arena.workers import run_workers
+        from arena.serve.workers import run_workers
 
         def all_ready(port: int, web: str) -> None:
             print(f"{READY}{args.address.rsplit(':', 1)[0]}:{port}", flush=True)
@@ -177,14 +177,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _register(args: argparse.Namespace) -> int:
-    from arena.admin import register_bot
+    from arena.cli.admin import register_bot
 
     print(register_bot(args.server, args.name, _admin_token(args), _tls(args)))
     return 0
 
 
 def _token_revoke(args: argparse.Namespace) -> int:
-    from arena.admin import revoke_token
+    from arena.cli.admin import revoke_token
 
     revoke_token(args.server, args.name, _admin_token(args), _tls(args))
     print(f"the token of {args.name} is revoked; its live connection is closed")
@@ -192,14 +192,14 @@ def _token_revoke(args: argparse.Namespace) -> int:
 
 
 def _token_rotate(args: argparse.Namespace) -> int:
-    from arena.admin import rotate_token
+    from arena.cli.admin import rotate_token
 
     print(rotate_token(args.server, args.name, _admin_token(args), _tls(args)))
     return 0
 
 
 def _match_start(args: argparse.Namespace, bots: Sequence[str]) -> int:
-    from arena.admin import play_match
+    from arena.cli.admin import play_match
 
     options = dict(args.option)
     return play_match(
@@ -217,9 +217,9 @@ def _match_start(args: argparse.Namespace, bots: Sequence[str]) -> int:
 
 
 def _sprt(args: argparse.Namespace) -> int:
+    from arena.cli.sprt_client import SprtPlan, exit_status, print_report, run_sprt
     from arena.errors import SprtError, SprtRunError
     from arena.league.sprt import Sprt
-    from arena.sprt_client import SprtPlan, exit_status, print_report, run_sprt
 
     try:
         plan = SprtPlan(
@@ -265,8 +265,8 @@ def _print_json(document: object) -> None:
 
 
 def _matches(args: argparse.Namespace) -> int:
-    from arena import matchcli
-    from arena.admin import channel
+    from arena.cli import matchcli
+    from arena.cli.admin import channel
 
     with channel(args.server, _tls(args)) as ch:
         found = matchcli.list_matches(
@@ -298,8 +298,8 @@ def _match(args: argparse.Namespace) -> int:
         return _match_start(args, rest)
     if len(rest) != 1:
         raise UsageError(f"arena match {action} takes one match id, not {len(rest)}")
-    from arena import matchcli
-    from arena.admin import channel
+    from arena.cli import matchcli
+    from arena.cli.admin import channel
 
     match_id = rest[0]
     with channel(args.server, _tls(args)) as ch:
@@ -327,8 +327,8 @@ def _match(args: argparse.Namespace) -> int:
 
 
 def _league_export(args: argparse.Namespace) -> int:
-    from arena import matchcli
-    from arena.admin import channel
+    from arena.cli import matchcli
+    from arena.cli.admin import channel
 
     with channel(args.server, _tls(args)) as ch:
         found = matchcli.list_matches(ch, game="", league=args.league, bot="", state="finished", limit=args.limit)
@@ -359,7 +359,7 @@ def _bot(args: argparse.Namespace) -> int:
 def _league_create(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.admin import create_league, watch_league
+    from arena.cli.admin import create_league, watch_league
 
     league = create_league(
         args.server,
@@ -385,12 +385,12 @@ def _league_create(args: argparse.Namespace) -> int:
 def _league_watch(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.admin import follow_league, watch_league
+    from arena.cli.admin import follow_league, watch_league
 
     if args.json:
         import json
 
-        from arena.matchcli import as_dict
+        from arena.cli.matchcli import as_dict
 
         for league in follow_league(args.server, args.league, _tls(args)):
             print(json.dumps(as_dict(league)), flush=True)
@@ -400,7 +400,7 @@ def _league_watch(args: argparse.Namespace) -> int:
 
 
 def _league_cancel(args: argparse.Namespace) -> int:
-    from arena.admin import cancel_league
+    from arena.cli.admin import cancel_league
     from arena.v1 import league_pb2
 
     league = cancel_league(args.server, args.league, _admin_token(args), _tls(args))
@@ -416,13 +416,13 @@ def _league_cancel(args: argparse.Namespace) -> int:
 
 
 def _league_list(args: argparse.Namespace) -> int:
-    from arena.admin import channel
+    from arena.cli.admin import channel
     from arena.v1 import league_pb2, league_pb2_grpc
 
     with channel(args.server, _tls(args)) as ch:
         leagues = league_pb2_grpc.LeagueServiceStub(ch).ListLeagues(league_pb2.ListLeaguesRequest()).leagues
     if args.json:
-        from arena.matchcli import as_dict
+        from arena.cli.matchcli import as_dict
 
         _print_json([as_dict(league) for league in leagues])
         return 0
@@ -434,11 +434,17 @@ def _league_list(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from arena.admin import LEADERBOARD_COLUMNS, get_leaderboard, leaderboard_rows, leaderboard_table, leaderboard_title
+    from arena.cli.admin import (
+        LEADERBOARD_COLUMNS,
+        get_leaderboard,
+        leaderboard_rows,
+        leaderboard_table,
+        leaderboard_title,
+    )
 
     board = get_leaderboard(args.server, args.league, _tls(args))
     if args.json:
-        from arena.matchcli import as_dict
+        from arena.cli.matchcli import as_dict
 
         _print_json(as_dict(board))
         return 0
@@ -453,7 +459,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def _ladder_create(args: argparse.Namespace) -> int:
-    from arena.admin_ladders import create_ladder, ladder_line
+    from arena.cli.admin_ladders import create_ladder, ladder_line
 
     ladder = create_ladder(
         args.server,
@@ -471,7 +477,7 @@ def _ladder_create(args: argparse.Namespace) -> int:
 
 
 def _ladder_list(args: argparse.Namespace) -> int:
-    from arena.admin_ladders import ladder_line, list_ladders
+    from arena.cli.admin_ladders import ladder_line, list_ladders
 
     for ladder in list_ladders(args.server, _tls(args)):
         print(ladder_line(ladder))
@@ -481,14 +487,14 @@ def _ladder_list(args: argparse.Namespace) -> int:
 def _ladder_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.admin_ladders import get_standings, standings_table
+    from arena.cli.admin_ladders import get_standings, standings_table
 
     Console(width=max(120, Console().width)).print(standings_table(get_standings(args.server, args.ladder, _tls(args))))
     return 0
 
 
 def _ladder_pause(args: argparse.Namespace) -> int:
-    from arena.admin_ladders import ladder_line, pause_ladder
+    from arena.cli.admin_ladders import ladder_line, pause_ladder
 
     resume = args.ladder_command == "resume"
     print(ladder_line(pause_ladder(args.server, args.ladder, _admin_token(args), resume, _tls(args))))
@@ -496,7 +502,7 @@ def _ladder_pause(args: argparse.Namespace) -> int:
 
 
 def _bot_retire(args: argparse.Namespace) -> int:
-    from arena.admin_ladders import retire_bot
+    from arena.cli.admin_ladders import retire_bot
 
     retire_bot(args.server, args.name, _admin_token(args), _tls(args))
     print(f"{args.name} is retired: no ladder schedules it again; its results and history stay")
@@ -506,13 +512,13 @@ def _bot_retire(args: argparse.Namespace) -> int:
 def _nodes(args: argparse.Namespace) -> int:
     import time
 
-    from arena.admin import channel
+    from arena.cli.admin import channel
     from arena.v1 import node_pb2, node_pb2_grpc
 
     with channel(args.server, _tls(args)) as ch:
         nodes = node_pb2_grpc.NodeServiceStub(ch).ListNodes(node_pb2.ListNodesRequest()).nodes
     if args.json:
-        from arena.matchcli import as_dict
+        from arena.cli.matchcli import as_dict
 
         _print_json([as_dict(n) for n in nodes])
         return 0
@@ -535,7 +541,7 @@ def _nodes(args: argparse.Namespace) -> int:
 
 
 def _loadtest(args: argparse.Namespace) -> int:
-    from arena.loadtest import LoadConfig, run
+    from arena.cli.loadtest import LoadConfig, run
 
     config = LoadConfig(
         bots=args.bots,
@@ -661,7 +667,7 @@ def _tls(args: argparse.Namespace) -> ClientTls | None:
         if cert:
             raise OperatorError("a client certificate needs --tls-ca as well")
         return None
-    from arena.admin import ClientTls
+    from arena.cli.admin import ClientTls
 
     return ClientTls(args.tls_ca, cert, key)
 

@@ -29,7 +29,7 @@ from typing import TextIO
 
 import grpc
 
-from arena.admin import ClientTls, _metadata, channel
+from arena.cli.admin import ClientTls, _metadata, channel
 from arena.errors import SprtRunError
 from arena.league.sprt import Decision, Estimate, Sprt, Tally, estimate
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc

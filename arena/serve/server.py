@@ -14,7 +14,7 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
-from arena import catalogue, startup
+from arena import catalogue
 from arena.errors import NodeIdTakenError, StartupError
 from arena.grpc import convert
 from arena.grpc.server import GrpcServer, TlsFiles, start_server
@@ -22,6 +22,7 @@ from arena.metrics import ArenaMetrics
 from arena.node import ArenaNode
 from arena.queue.worker import RefereeWorker
 from arena.referee.clock import MonotonicClock
+from arena.serve import startup
 from arena.service.auth import BotRegistry, new_token
 from arena.service.ladders import LadderService, Matchmaker
 from arena.service.leagues import LeagueService

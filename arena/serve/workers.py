@@ -28,9 +28,10 @@ import time
 from collections.abc import Callable
 from multiprocessing.process import BaseProcess
 
-from arena import logs, startup
+from arena import logs
 from arena.errors import StartupError
-from arena.server import ServeConfig, admin_token_for, open_store
+from arena.serve import startup
+from arena.serve.server import ServeConfig, admin_token_for, open_store
 from arena.store.embedded import free_port
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ def _worker_main(
     """A worker process: one node; it stops when told (SIGTERM) or when its supervisor is gone."""
     import asyncio
 
-    from arena.server import serve
+    from arena.serve.server import serve
 
     logs.configure(spec.log_level, json_format=spec.json_logs)
 

@@ -120,7 +120,7 @@ async def main_async(lines: list[list[str]], server: str, capacity: int, per_cha
 
 
 def main() -> int:
-    """Entry point: ``python -m arena.loadtest_bots TOKENS_FILE --server ADDR --capacity N``."""
+    """Entry point: ``python -m arena.cli.loadtest_bots TOKENS_FILE --server ADDR --capacity N``."""
     parser = argparse.ArgumentParser()
     parser.add_argument("tokens_file")
     parser.add_argument("--server", required=True)
