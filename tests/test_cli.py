@@ -143,3 +143,15 @@ def test_league_create_refuses_too_few_players_in_one_line() -> None:
     assert done.stderr.strip().splitlines() == [
         "arena league create: argument --players: '0' is not a whole number of at least 2 (see --help)"
     ]
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """`arena demo | head`: the reader closes the pipe; the command stops quietly with status 1."""
+    command = [sys.executable, "-m", "arena.cli", "demo", "--game", "fool"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before the first line: every write the command makes meets a closed pipe
+    errors = process.stderr.read().decode()
+    code = process.wait(timeout=60)
+    assert "Traceback" not in errors and "BrokenPipe" not in errors, errors
+    assert code == 1

@@ -1040,6 +1040,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's flush at exit does not meet the closed pipe again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` command (gRPC is loaded only by the commands that use it)."""
     from arena.errors import StartupError
@@ -1054,8 +1061,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         chosen.exit(2, f"{chosen.format_usage()}{chosen.prog}: unknown option {' '.join(unknown)[:80]} (see --help)\n")
     try:
         result: int = args.handler(args)
+        sys.stdout.flush()  # inside the try: a reader that went away is met here, not at exit
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`arena demo | head`): stop quietly
+        _silence_stdout()
+        return 1
     except ModuleNotFoundError as error:
         root = (error.name or "").split(".")[0]
         if root == "arena_bot":
