@@ -42,6 +42,7 @@ from arena.service.ladders import LadderInfo, LadderService
 from arena.service.leagues import LeagueInfo
 from arena.service.listing import ListPosition, MatchLister
 from arena.store.match_index import MatchInfo, MatchQuery, Phase
+from arena.store.specs import SpecKind
 from arena.web.chart import Series
 from arena.web.frames import replay_steps, to_json
 
@@ -152,7 +153,7 @@ class SiteData:
         ]
         series = await self._chart(info, [row.bot for row in table.rows[:CHART_LEADERS]])
         return league_json(info) | {
-            "kind": "league",
+            "kind": SpecKind.LEAGUE.value,
             "id": info.league_id,
             "rows": rows,
             "rated_matches": table.matches,
@@ -199,7 +200,7 @@ class SiteData:
             points = await self._ladders().history(info.ladder_id, line.bot, CHART_POINTS)
             series.append({"label": line.bot, "points": [[p["games"], round(p["rating"], 1)] for p in points]})
         return ladder_json(info) | {
-            "kind": "ladder",
+            "kind": SpecKind.LADDER.value,
             "rows": [standing_json(line) for line in lines],
             "provisional_games": PROVISIONAL_MATCHES,
             "series": series,
