@@ -38,7 +38,7 @@ from arena.games.base import Outcome, Termination
 from arena.league.result import MatchResult
 from arena.league.schedule import SEED_BITS, MatchSpec, deal_seed
 from arena.metrics import ArenaMetrics
-from arena.referee.record import MatchRecord
+from arena.referee.record import Fault, MatchRecord
 from arena.service.matches import MatchManager
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import Entry, MatchQueue
@@ -384,7 +384,7 @@ def result_of(league_id: str, match_id: str, record: MatchRecord, deal_id: str |
     assert record.outcome is not None
     timeouts = [0] * len(record.players)
     for rejection in record.rejections:
-        if rejection.fault == "timeout":
+        if rejection.fault is Fault.TIMEOUT:
             timeouts[rejection.seat] += 1
     result = MatchResult.from_outcome(match_id, record.players, record.outcome, timeouts, deal_id)
     return result.to_dict() | {

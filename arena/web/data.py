@@ -387,7 +387,13 @@ class SiteData:
             raise NotFoundError(str(error)) from error
         info = MatchInfo.of_record(record)
         faults = [
-            {"step": r.step, "seat": r.seat, "bot": record.players[r.seat], "fault": r.fault, "fallback": r.fallback}
+            {
+                "step": r.step,
+                "seat": r.seat,
+                "bot": record.players[r.seat],
+                "fault": r.fault.value,
+                "fallback": r.fallback,
+            }
             for r in record.rejections[:200]
         ]
         return match_json(info) | {"faults": faults, "steps": len(record.steps)}
