@@ -30,13 +30,11 @@ from arena import __version__
 from arena.games.base import Termination
 from arena.games.registry import GAMES
 from arena.referee.record import Fault
-from arena.service.limits import HelloRefusal
+from arena.service.limits import HelloRefusal, StreamAbuse
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OVERHEAD_BUCKETS = tuple(round(1e-5 * 1.25**k, 8) for k in range(52))
 """10 µs to about 1 s, 25% apart: fine enough to read a p50 and a p99 of the referee's own overhead."""
-CLIENT_ERRORS = ("ping_flood",)
-"""Why a bot stream was ended for abuse (the ``kind`` label)."""
 ILLEGAL_FAULTS = (Fault.INVALID, Fault.ILLEGAL)
 """The faults of answers that did not parse or were not legal (the ``kind`` label of illegal actions)."""
 DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -126,8 +124,8 @@ class ArenaMetrics:
                 self.illegal_actions.labels(game, fault.value)
         for reason in HelloRefusal:
             self.hello_refused.labels(reason.value)
-        for kind in CLIENT_ERRORS:
-            self.client_errors.labels(kind)
+        for abuse in StreamAbuse:
+            self.client_errors.labels(abuse.value)
 
     # -- the referee's MatchMetrics protocol ------------------------------------------------------
 
