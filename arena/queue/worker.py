@@ -17,8 +17,8 @@ whose bots have free slots (counted over every node); keep the lease of everythi
 - An entry of a cancelled league is acknowledged and dropped unplayed: when first looked at, and
   (for one still waiting for its bots) at the next lease refresh.
 - A match that cannot be played as stored (its league's spec does not read, or the game refuses
-  it) ends with one ``ABORTED`` result whose ``error`` says why, logged once a league: it counts
-  as aborted in the table, and the worker goes on. A scheduled match that does not read is dropped
+  it) ends with one ``ABORTED`` result whose ``error`` says why, and is logged: it counts as
+  aborted in the table, and the worker goes on. A scheduled match that does not read is dropped
   like an unknown one, with the error logged.
 """
 
