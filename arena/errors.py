@@ -15,6 +15,7 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── LeagueSpecError (also ValueError)    a league spec is inconsistent (arena.league.schedule)
     ├── SprtError (also ValueError)          SPRT parameters that make no test (arena.league.sprt)
     ├── WireError (also ValueError)          a wire message does not convert (arena.wire)
+    ├── StoredDataError (also ValueError)    stored data (a spec, a record, a relay message) does not read back
     ├── AuthError                            a token is missing, unknown or not allowed (arena.service.auth)
     │   └── AdminRequiredError               the call needs the admin token
     ├── NameTakenError                       a bot of that name is registered already
@@ -103,6 +104,11 @@ class SprtError(ArenaError, ValueError):
 
 class WireError(ArenaError, ValueError):
     """A wire message does not convert to an engine value (missing, unknown or malformed field)."""
+
+
+class StoredDataError(ArenaError, ValueError):
+    """Stored data does not read back: a league's spec, a match record or a relay message with a
+    missing field, a value of the wrong type or an unknown kind (the message names it)."""
 
 
 class AuthError(ArenaError):

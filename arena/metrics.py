@@ -29,15 +29,14 @@ from prometheus_client import (
 from arena import __version__
 from arena.games.base import Termination
 from arena.games.registry import GAMES
-from arena.service.limits import HelloRefusal
+from arena.referee.record import Fault
+from arena.service.limits import HelloRefusal, StreamAbuse
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 OVERHEAD_BUCKETS = tuple(round(1e-5 * 1.25**k, 8) for k in range(52))
 """10 µs to about 1 s, 25% apart: fine enough to read a p50 and a p99 of the referee's own overhead."""
-FAULTS = ("timeout", "invalid", "illegal", "disconnected", "forfeited")
-"""Why a fallback action was played (the ``fault`` label)."""
-CLIENT_ERRORS = ("ping_flood",)
-"""Why a bot stream was ended for abuse (the ``kind`` label)."""
+ILLEGAL_FAULTS = (Fault.INVALID, Fault.ILLEGAL)
+"""The faults of answers that did not parse or were not legal (the ``kind`` label of illegal actions)."""
 DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
 
@@ -119,14 +118,14 @@ class ArenaMetrics:
             self.timeouts.labels(game)
             for termination in Termination:
                 self.matches_finished.labels(game, termination.value)
-            for fault in FAULTS:
-                self.rejections.labels(game, fault)
-            for kind in ("invalid", "illegal"):
-                self.illegal_actions.labels(game, kind)
+            for fault in Fault:
+                self.rejections.labels(game, fault.value)
+            for fault in ILLEGAL_FAULTS:
+                self.illegal_actions.labels(game, fault.value)
         for reason in HelloRefusal:
             self.hello_refused.labels(reason.value)
-        for kind in CLIENT_ERRORS:
-            self.client_errors.labels(kind)
+        for abuse in StreamAbuse:
+            self.client_errors.labels(abuse.value)
 
     # -- the referee's MatchMetrics protocol ------------------------------------------------------
 
@@ -134,16 +133,17 @@ class ArenaMetrics:
         """A match began."""
         self.matches_started.labels(game).inc()
 
-    def decision(self, game: str, seconds: float, fault: str) -> None:
-        """A seat answered, or failed to."""
+    def decision(self, game: str, seconds: float, fault: Fault | None) -> None:
+        """A seat answered, or failed to (``fault``: why its answer was not used, the ``fault`` label)."""
         self.decisions.labels(game).inc()
         self.decision_latency.labels(game).observe(seconds)
-        if fault:
-            self.rejections.labels(game, fault).inc()
-        if fault == "timeout":
+        if fault is None:
+            return
+        self.rejections.labels(game, fault.value).inc()
+        if fault is Fault.TIMEOUT:
             self.timeouts.labels(game).inc()
-        elif fault in ("invalid", "illegal"):
-            self.illegal_actions.labels(game, fault).inc()
+        elif fault in ILLEGAL_FAULTS:
+            self.illegal_actions.labels(game, fault.value).inc()
 
     def match_finished(self, game: str, termination: Termination, seconds: float) -> None:
         """A match ended."""

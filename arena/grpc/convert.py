@@ -6,8 +6,8 @@ from arena import catalogue
 from arena.games.base import Outcome
 from arena.league.schedule import LeagueFormat, LeagueSpec
 from arena.league.table import LeagueTable
-from arena.referee.match import MatchEvent
-from arena.referee.record import MatchRecord
+from arena.referee.match import EventKind, MatchEvent
+from arena.referee.record import Fault, MatchRecord
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo, LeagueState
@@ -16,14 +16,15 @@ from arena.store.match_index import MatchInfo, Phase
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
 
-FAULTS = {
-    "": common_pb2.FAULT_UNSPECIFIED,
-    "timeout": common_pb2.FAULT_TIMEOUT,
-    "invalid": common_pb2.FAULT_INVALID_ACTION,
-    "illegal": common_pb2.FAULT_ILLEGAL_ACTION,
-    "disconnected": common_pb2.FAULT_DISCONNECTED,
-    "forfeited": common_pb2.FAULT_FORFEITED,
+FAULTS: dict[Fault | None, common_pb2.Fault.ValueType] = {
+    None: common_pb2.FAULT_UNSPECIFIED,
+    Fault.TIMEOUT: common_pb2.FAULT_TIMEOUT,
+    Fault.INVALID: common_pb2.FAULT_INVALID_ACTION,
+    Fault.ILLEGAL: common_pb2.FAULT_ILLEGAL_ACTION,
+    Fault.DISCONNECTED: common_pb2.FAULT_DISCONNECTED,
+    Fault.FORFEITED: common_pb2.FAULT_FORFEITED,
 }
+"""Every fault (None: the bot's own answer) on the wire."""
 
 
 duration = wire_common.duration_to_proto
@@ -93,7 +94,7 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
             action_rejected=bot_pb2.ActionRejected(
                 match_id=message.match_id,
                 sequence=message.sequence,
-                fault=FAULTS.get(message.fault, common_pb2.FAULT_UNSPECIFIED),
+                fault=FAULTS[message.fault],
                 reason=message.reason,
                 fallback_action=message.fallback_action,
                 strikes=message.strikes,
@@ -126,8 +127,8 @@ def record_to_proto(record: MatchRecord, arena_version: str) -> match_pb2.MatchR
                     seat=d.seat,
                     action=d.action,
                     elapsed=duration(d.elapsed),
-                    is_fallback=bool(d.fallback),
-                    fault=FAULTS.get(d.fallback, common_pb2.FAULT_UNSPECIFIED),
+                    is_fallback=d.fallback is not None,
+                    fault=FAULTS[d.fallback],
                     sequence=d.sequence,
                 )
             )
@@ -145,7 +146,7 @@ def record_to_proto(record: MatchRecord, arena_version: str) -> match_pb2.MatchR
                 turn_index=r.step,
                 seat=r.seat,
                 sequence=r.sequence,
-                fault=FAULTS.get(r.fault, common_pb2.FAULT_UNSPECIFIED),
+                fault=FAULTS[r.fault],
                 reason=r.reason,
                 received_action=r.answer,
                 fallback_action=r.fallback,
@@ -193,7 +194,7 @@ def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
     """A referee event as spectator messages: the reveal, the round result, the view, the outcome."""
     messages: list[match_pb2.WatchMatchResponse] = []
     view = event.view
-    if event.kind == "step":
+    if event.kind is EventKind.STEP:
         actions = [event.actions[seat] for seat in sorted(event.actions)]
         messages.append(
             match_pb2.WatchMatchResponse(
@@ -206,7 +207,7 @@ def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
                 match_pb2.WatchMatchResponse(round_scored=catalogue.round_result_to_proto(result, round_number))
             )
     messages.append(match_pb2.WatchMatchResponse(view=catalogue.observation_to_proto(view)))
-    if event.kind == "ended" and event.outcome is not None:
+    if event.kind is EventKind.ENDED and event.outcome is not None:
         messages.append(match_pb2.WatchMatchResponse(outcome=outcome_to_proto(event.outcome)))
     return messages
 

@@ -26,10 +26,18 @@ from arena.node import ArenaNode
 from arena.referee.seat import DecisionRequest
 from arena.service.auth import registered_games
 from arena.service.leagues import LeagueService, new_league_id
-from arena.service.limits import HelloRefusal, Lockout, PeerCounter, RateLimiter, TokenBucket, peer_address
+from arena.service.limits import (
+    HelloRefusal,
+    Lockout,
+    PeerCounter,
+    RateLimiter,
+    StreamAbuse,
+    TokenBucket,
+    peer_address,
+)
 from arena.service.listing import ListPosition, MatchLister
 from arena.service.matches import MATCH_ID
-from arena.service.sessions import TOKEN_REVOKED, Connection, KeepAlive
+from arena.service.sessions import CloseReason, Connection, KeepAlive
 from arena.store.match_index import MatchQuery, Phase
 from arena.v1 import (
     bot_pb2,
@@ -47,8 +55,6 @@ from arena.wire import common as wire_common
 
 log = logging.getLogger(__name__)
 
-UNDECODABLE_CLOSE = "undecodable message"
-"""How the close reason of a stream ended by bytes that are not a ConnectRequest begins."""
 MAX_PAGE_SIZE = 500
 """The most summaries one ListMatches answer holds, whatever the page size asked."""
 MAX_SEAL_SIZE = 16
@@ -61,6 +67,14 @@ START_WAIT_SECONDS = 30.0
 """The longest StartMatch waits for a busy bot's free slot (never past the call's deadline)."""
 DEADLINE_MARGIN_SECONDS = 0.25
 """How long before the call's deadline StartMatch stops waiting, to answer in time."""
+CLOSE_STATUS = {
+    CloseReason.REPLACED: grpc.StatusCode.ABORTED,
+    CloseReason.TOO_MANY_ERRORS: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    CloseReason.PING_FLOOD: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    CloseReason.TOKEN_REVOKED: grpc.StatusCode.UNAUTHENTICATED,
+    CloseReason.UNDECODABLE: grpc.StatusCode.INVALID_ARGUMENT,
+}
+"""The status a bot stream closed for these reasons ends with (any other reason ends it with OK)."""
 STATES = {
     match_pb2.MATCH_STATE_RUNNING: Phase.RUNNING,
     match_pb2.MATCH_STATE_PENDING: Phase.PENDING,
@@ -178,15 +192,10 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             self._live.pop(connection, None)
             reader.cancel()
             self.node.hub.disconnect(connection)
-            log.info("bot disconnected", extra={"bot": name, "reason": connection.close_reason})
-        if connection.close_reason.startswith("replaced"):
-            await self._abort(context, grpc.StatusCode.ABORTED, connection.close_reason)
-        if connection.close_reason.startswith("more than"):
-            await self._abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, connection.close_reason)
-        if connection.close_reason == TOKEN_REVOKED:
-            await self._abort(context, grpc.StatusCode.UNAUTHENTICATED, connection.close_reason)
-        if connection.close_reason.startswith(UNDECODABLE_CLOSE):
-            await self._abort(context, grpc.StatusCode.INVALID_ARGUMENT, connection.close_reason)
+            log.info("bot disconnected", extra={"bot": name, "reason": connection.close_text})
+        code = CLOSE_STATUS.get(connection.close_reason) if connection.close_reason is not None else None
+        if code is not None:
+            await self._abort(context, code, connection.close_text)
 
     async def _sweep(self) -> None:
         """Keep-alives and token rechecks for every live bot stream of this node, in one task (two
@@ -222,7 +231,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             outcomes = await asyncio.gather(*checks, return_exceptions=True)
             for (connection, _), outcome in zip(batch, outcomes, strict=True):
                 if isinstance(outcome, AuthError):
-                    connection.close(TOKEN_REVOKED)
+                    connection.close(CloseReason.TOKEN_REVOKED)
                 elif isinstance(outcome, Exception):  # the store is down: keep the bot; the next check decides
                     log.warning("token recheck failed: %s", outcome)
 
@@ -306,7 +315,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         try:
             async for request in requests:
                 if isinstance(request, Undecodable):
-                    connection.close(f"{UNDECODABLE_CLOSE}: {request}")
+                    connection.close(CloseReason.UNDECODABLE, f"{CloseReason.UNDECODABLE.value}: {request}")
                     return
                 kind = request.WhichOneof("kind")
                 if kind == "action":
@@ -316,21 +325,22 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 elif kind == "ping":
                     if not pings.take(clock.now()):
                         if self.node.metrics is not None:
-                            self.node.metrics.client_errors.labels("ping_flood").inc()
+                            self.node.metrics.client_errors.labels(StreamAbuse.PING_FLOOD.value).inc()
                         limits = self.node.limits
                         connection.close(
-                            f"more than {limits.ping_burst} pings at once or {limits.pings_per_second:g} a second"
+                            CloseReason.PING_FLOOD,
+                            f"more than {limits.ping_burst} pings at once or {limits.pings_per_second:g} a second",
                         )
                         return
                 else:
                     why = "Hello was already sent" if kind == "hello" else "empty message"
                     session.on_protocol_error(connection, why)
         except TooManyErrorsError as error:
-            connection.close(str(error))
+            connection.close(CloseReason.TOO_MANY_ERRORS, str(error))
             return
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             return
-        connection.close("the bot closed the stream")
+        connection.close(CloseReason.BOT_CLOSED)
 
 
 class MatchServicer(match_pb2_grpc.MatchServiceServicer):
@@ -460,7 +470,7 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
     ) -> registry_pb2.RevokeTokenResponse:
         """Revoke a bot's token and close its live connection here (other nodes notice on their own)."""
         await self.node.registry.revoke(request.name, admin_token(context))
-        self.node.hub.close_bot(request.name, TOKEN_REVOKED)
+        self.node.hub.close_bot(request.name, CloseReason.TOKEN_REVOKED)
         log.info("bot token revoked", extra={"bot": request.name})
         return registry_pb2.RevokeTokenResponse()
 
@@ -470,7 +480,7 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
     ) -> registry_pb2.RotateTokenResponse:
         """Give a bot a new token, returned once; the old one's live connection here is closed."""
         token = await self.node.registry.rotate(request.name, admin_token(context))
-        self.node.hub.close_bot(request.name, TOKEN_REVOKED)
+        self.node.hub.close_bot(request.name, CloseReason.TOKEN_REVOKED)
         log.info("bot token rotated", extra={"bot": request.name})
         return registry_pb2.RotateTokenResponse(token=token)
 

@@ -16,6 +16,10 @@ whose bots have free slots (counted over every node); keep the lease of everythi
   is nowhere — lost, say, when the store's host crashed before writing its last second to disk.
 - An entry of a cancelled league is acknowledged and dropped unplayed: when first looked at, and
   (for one still waiting for its bots) at the next lease refresh.
+- A match that cannot be played as stored (its league's spec does not read, or the game refuses
+  it) ends with one ``ABORTED`` result whose ``error`` says why, and is logged: it counts as
+  aborted in the table, and the worker goes on. A scheduled match that does not read is dropped
+  like an unknown one, with the error logged.
 """
 
 from __future__ import annotations
@@ -29,16 +33,16 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from arena.errors import BotAbsentError, BotUnavailableError
-from arena.games.base import Termination
+from arena.errors import BotAbsentError, BotUnavailableError, GameSetupError, StoredDataError, UnknownGameError
+from arena.games.base import Outcome, Termination
 from arena.league.result import MatchResult
 from arena.league.schedule import SEED_BITS, MatchSpec, deal_seed
 from arena.metrics import ArenaMetrics
-from arena.referee.record import MatchRecord
-from arena.referee.timecontrol import TimeControl
+from arena.referee.record import Fault, MatchRecord
 from arena.service.matches import MatchManager
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import Entry, MatchQueue
+from arena.store.specs import PlaySpec, SpecKind
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +57,7 @@ class _Held:
     match_id: str
     spec: MatchSpec | None = None
     """The scheduled match and its league's spec, read once when the entry is first looked at."""
-    league: dict[str, Any] | None = None
+    league: PlaySpec = dataclasses.field(default_factory=PlaySpec)
     secret: bytes = b""
     """The league's deal secret (duplicate deals are dealt from it)."""
     task: asyncio.Task[None] | None = None
@@ -61,17 +65,17 @@ class _Held:
     @property
     def duplicate(self) -> bool:
         """Whether the match is a rotation of a duplicate deal."""
-        return bool((self.league or {}).get("duplicate"))
+        return self.league.duplicate
 
     @property
     def ladder(self) -> bool:
         """Whether the match is a ladder's (dropped, never parked, when a bot is absent)."""
-        return (self.league or {}).get("kind") == "ladder"
+        return self.league.kind is SpecKind.LADDER
 
     @property
     def deal_size(self) -> int:
         """How many matches play the match's deal."""
-        return int((self.league or {}).get("players_per_match", 1)) if self.duplicate else 1
+        return self.league.deal_size
 
 
 class RefereeWorker:
@@ -202,9 +206,10 @@ class RefereeWorker:
         absent: set[str] = set()
         """Bots found connected nowhere in this pass: their other matches are parked straight away."""
         to_park: list[tuple[_Held, str]] = []
+        unplayable: list[tuple[_Held, str]] = []
         await self._look_up([held for held in self._waiting() if held.spec is None])
         for held in self._waiting():
-            spec, league = held.spec, held.league or {}
+            spec, league = held.spec, held.league
             assert spec is not None
             if busy.intersection(spec.bots):
                 continue
@@ -214,16 +219,20 @@ class RefereeWorker:
                 continue
             try:
                 run_id = await self.matches.start(
-                    league.get("game", self.default_game),
+                    league.game or self.default_game,
                     spec.bots,
                     # A duplicate deal is the same cards in every rotation, and withheld until all are
                     # played; any other match (or re-run after an abort) is dealt afresh.
                     seed=deal_seed(held.secret, spec.deal) if held.duplicate else secrets.randbits(SEED_BITS),
-                    options=league.get("options") or {},
-                    time_control=TimeControl.from_dict(league.get("time_control") or {}),
+                    options=league.options,
+                    time_control=league.time_control,
                     match_id=f"{held.match_id}.{secrets.token_hex(3)}",
                     seal=spec.deal_id if held.duplicate else None,
                 )
+            except (GameSetupError, UnknownGameError) as refused:
+                log.error("match %s of league %s cannot be played: %s", held.match_id, held.league_id, refused)
+                unplayable.append((held, str(refused)))
+                continue
             except BotAbsentError as away:
                 absent.add(away.bot)
                 to_park.append((held, away.bot))
@@ -239,6 +248,8 @@ class RefereeWorker:
             await self._drop(to_drop)
         if to_park:
             await self._park(to_park)
+        for held, why in unplayable:
+            await self._abort_unplayable(held, why)
 
     async def _drop(self, matches: list[_Held]) -> None:
         """Give up these (ladder) matches unplayed: the matchmaker schedules the bots connected now."""
@@ -260,29 +271,47 @@ class RefereeWorker:
         if not fresh:
             return
         found = await self.leagues.matches_and_results([(h.league_id, h.match_id) for h in fresh])
-        leagues: dict[str, tuple[dict[str, Any], bytes, bool]] = {}
+        leagues: dict[str, tuple[PlaySpec | str, bytes, bool]] = {}
+        """Each league's spec (or why it does not read), deal secret and whether it is cancelled."""
         drop: list[str] = []
         retired: list[_Held] = []
+        unplayable: list[tuple[_Held, str]] = []
         for held, (scheduled, has_result) in zip(fresh, found, strict=True):
             if scheduled is None:  # unknown: nothing to do
                 drop.append(held.entry_id)
                 continue
+            try:
+                held.spec = MatchSpec.from_dict(scheduled)
+            except (KeyError, TypeError, ValueError) as error:
+                log.error("match %s of league %s does not read (%r): dropped", held.match_id, held.league_id, error)
+                drop.append(held.entry_id)
+                continue
             if held.league_id not in leagues:
-                league = await self.leagues.spec(held.league_id) or {}
+                league: PlaySpec | str
+                try:
+                    league = PlaySpec.parse(held.league_id, await self.leagues.spec(held.league_id) or {})
+                except StoredDataError as unreadable:
+                    league = str(unreadable)
+                    log.error("%s: its matches end aborted", league)
                 secret = await self.leagues.secret(held.league_id) or b""
                 leagues[held.league_id] = league, secret, await self.leagues.is_cancelled(held.league_id)
-            held.spec = MatchSpec.from_dict(scheduled)
-            held.league, held.secret, cancelled = leagues[held.league_id]
+            league, held.secret, cancelled = leagues[held.league_id]
+            if isinstance(league, PlaySpec):
+                held.league = league
             if has_result:
                 # It ran before and its result is stored: finish what its worker may not have.
                 await self._store(held, {})
                 del self.held[held.entry_id]
             elif cancelled:  # dropped unplayed
                 drop.append(held.entry_id)
+            elif isinstance(league, str):
+                unplayable.append((held, league))
             elif held.ladder and await self.leagues.retired(held.spec.bots):
                 retired.append(held)
         if retired:
             await self._drop(retired)
+        for held, why in unplayable:
+            await self._abort_unplayable(held, why)
         if drop:
             await self.queue.ack(drop)
             for entry_id in drop:
@@ -317,6 +346,15 @@ class RefereeWorker:
                 backoff = min(backoff * 2, 5.0)
         self.held.pop(held.entry_id, None)
 
+    async def _abort_unplayable(self, held: _Held, error: str) -> None:
+        """End a match that cannot be played as stored with one ``ABORTED`` result saying why."""
+        assert held.spec is not None
+        seats = len(held.spec.bots)
+        outcome = Outcome(Termination.ABORTED, (0,) * seats, (1,) * seats)
+        result = MatchResult.from_outcome(held.match_id, held.spec.bots, outcome, deal_id=held.spec.deal_id)
+        await self._store(held, result.to_dict() | {"league_id": held.league_id, "error": error})
+        self.held.pop(held.entry_id, None)
+
     async def _store(self, held: _Held, result: dict[str, Any]) -> None:
         """Store the result (once per match id) and acknowledge the entry in one step; once its deal
         is whole, unseal the deal's records. Safe to repeat: a stored result is never replaced."""
@@ -346,7 +384,7 @@ def result_of(league_id: str, match_id: str, record: MatchRecord, deal_id: str |
     assert record.outcome is not None
     timeouts = [0] * len(record.players)
     for rejection in record.rejections:
-        if rejection.fault == "timeout":
+        if rejection.fault is Fault.TIMEOUT:
             timeouts[rejection.seat] += 1
     result = MatchResult.from_outcome(match_id, record.players, record.outcome, timeouts, deal_id)
     return result.to_dict() | {

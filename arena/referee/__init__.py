@@ -9,8 +9,8 @@ Redis: seats are reached through the :class:`~arena.referee.seat.SeatClient` pro
 from arena.errors import SeatGoneError
 from arena.referee.clock import Clock, ManualClock, MonotonicClock
 from arena.referee.local import PolicySeat
-from arena.referee.match import MatchSetup, run_match
-from arena.referee.record import DecisionRecord, MatchRecord, RejectionRecord, replay
+from arena.referee.match import EventKind, MatchSetup, run_match
+from arena.referee.record import DecisionRecord, Fault, MatchRecord, RejectionRecord, replay
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient
 from arena.referee.timecontrol import TimeControl
 
@@ -18,6 +18,8 @@ __all__ = [
     "Clock",
     "DecisionRecord",
     "DecisionRequest",
+    "EventKind",
+    "Fault",
     "ManualClock",
     "MatchEnd",
     "MatchRecord",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import enum
 import itertools
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -22,7 +23,7 @@ from arena.errors import ActionError, GameSetupError, IllegalActionError, SeatGo
 from arena.games.base import GameRules, Outcome, Seat, Termination
 from arena.games.registry import get_game
 from arena.referee.clock import Cancellable, Clock, MonotonicClock
-from arena.referee.record import DecisionRecord, MatchRecord, RejectionRecord, final_outcome
+from arena.referee.record import DecisionRecord, Fault, MatchRecord, RejectionRecord, final_outcome
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient
 from arena.referee.timecontrol import TimeControl
 
@@ -47,13 +48,21 @@ class MatchSetup:
     time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
 
 
+class EventKind(enum.StrEnum):
+    """What a spectator's :class:`MatchEvent` reports (the text is the web stream's ``event:`` name)."""
+
+    STARTED = "started"
+    STEP = "step"
+    """A step was played and its actions revealed."""
+    ENDED = "ended"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class MatchEvent:
     """Public news of a running match, for spectators: never a hand, choices only once revealed."""
 
     match_id: str
-    kind: str
-    """"started", "step" (a turn was revealed) or "ended"."""
+    kind: EventKind
     step: int
     view: Any
     """The game's public view after the event."""
@@ -75,8 +84,8 @@ class MatchMetrics(Protocol):
         """A match began."""
         ...
 
-    def decision(self, game: str, seconds: float, fault: str) -> None:
-        """A seat answered (or failed to): its latency and fault ("" when its answer was used)."""
+    def decision(self, game: str, seconds: float, fault: Fault | None) -> None:
+        """A seat answered (or failed to): its latency and fault (None when its answer was used)."""
         ...
 
     def match_finished(self, game: str, termination: Termination, seconds: float) -> None:
@@ -167,7 +176,7 @@ class Match:
                 )
             )
         )
-        self._emit("started", {})
+        self._emit(EventKind.STARTED, {})
         try:
             while seats := self.game.to_move(self.state):
                 decisions = await self._step(sorted(seats))
@@ -179,12 +188,12 @@ class Match:
                 self.state = self.game.apply(self.state, actions)
                 self.record.steps.append(tuple(decisions))
                 self.step += 1
-                self._emit("step", {d.seat: d.action for d in decisions})
+                self._emit(EventKind.STEP, {d.seat: d.action for d in decisions})
         except asyncio.CancelledError:
             self._stop_timer()
             self.record.outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
             self.record.ended_at = self.clock.wall()
-            self._emit("ended", {})
+            self._emit(EventKind.ENDED, {})
             if self.metrics is not None:
                 self.metrics.match_finished(setup.game, Termination.ABORTED, self.clock.now() - started)
             raise
@@ -201,7 +210,7 @@ class Match:
         self.record.outcome = outcome
         self.record.ended_at = self.clock.wall()
         await self._tell_all(lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome)))
-        self._emit("ended", {})
+        self._emit(EventKind.ENDED, {})
         if self.metrics is not None:
             self.metrics.match_finished(setup.game, outcome.termination, self.clock.now() - started)
         return self.record
@@ -290,7 +299,7 @@ class Match:
         legal = self.game.legal_actions(self.state, seat)
         fallback = str(legal[0])
         if seat in self.record.forfeits:
-            return DecisionRecord(self.step, seat, fallback, 0.0, "forfeited")
+            return DecisionRecord(self.step, seat, fallback, 0.0, Fault.FORFEITED)
         tc = self.setup.time_control
         limit = tc.decision_seconds + self.bank[seat]
         request = DecisionRequest(
@@ -322,10 +331,10 @@ class Match:
         if future.cancelled():
             if not client.is_connected:
                 # Its bot is away: the fallback plays, without a strike, until the grace period ends.
-                return DecisionRecord(self.step, seat, fallback, limit, "disconnected", sequence)
+                return DecisionRecord(self.step, seat, fallback, limit, Fault.DISCONNECTED, sequence)
             self.bank[seat] = 0.0
             return await self._reject(
-                seat, request, "", f"no answer within {limit:.3f} s", "timeout", limit, Termination.TIMEOUT
+                seat, request, "", f"no answer within {limit:.3f} s", Fault.TIMEOUT, limit, Termination.TIMEOUT
             )
         error = future.exception()
         if isinstance(error, SeatGoneError):
@@ -339,9 +348,9 @@ class Match:
         try:
             action = self.game.check_action(self.state, seat, self.game.parse_action(answer))
         except ActionError as failure:
-            kind = "illegal" if isinstance(failure, IllegalActionError) else "invalid"
-            return await self._reject(seat, request, answer, str(failure), kind, elapsed, Termination.ILLEGAL_ACTION)
-        return DecisionRecord(self.step, seat, str(action), elapsed, "", sequence)
+            fault = Fault.ILLEGAL if isinstance(failure, IllegalActionError) else Fault.INVALID
+            return await self._reject(seat, request, answer, str(failure), fault, elapsed, Termination.ILLEGAL_ACTION)
+        return DecisionRecord(self.step, seat, str(action), elapsed, None, sequence)
 
     async def _reject(
         self,
@@ -349,7 +358,7 @@ class Match:
         request: DecisionRequest,
         answer: str,
         reason: str,
-        kind: str,
+        fault: Fault,
         elapsed: float,
         cause: Termination,
     ) -> DecisionRecord:
@@ -360,22 +369,22 @@ class Match:
         strikes = record.strikes[seat]
         record.rejections.append(
             RejectionRecord(
-                self.step, seat, request.sequence, answer[:MAX_RECORDED_ANSWER], reason, kind, fallback, strikes
+                self.step, seat, request.sequence, answer[:MAX_RECORDED_ANSWER], reason, fault, fallback, strikes
             )
         )
         limit = self.setup.time_control.max_strikes
         if strikes >= limit and seat not in record.forfeits:
             record.forfeits[seat] = cause
-        rejection = Rejection(self.setup.match_id, request.sequence, seat, kind, reason, fallback, strikes, limit)
+        rejection = Rejection(self.setup.match_id, request.sequence, seat, fault, reason, fallback, strikes, limit)
         await self._tell(seat, self.setup.seats[seat].rejected(rejection))
-        return DecisionRecord(self.step, seat, fallback, elapsed, kind, request.sequence)
+        return DecisionRecord(self.step, seat, fallback, elapsed, fault, request.sequence)
 
     def _forfeit(
         self, seat: Seat, fallback: str, elapsed: float, cause: Termination, error: BaseException
     ) -> DecisionRecord:
         log.info("seat %d of match %s forfeited: %s", seat, self.setup.match_id, error)
         self.record.forfeits.setdefault(seat, cause)
-        return DecisionRecord(self.step, seat, fallback, elapsed, "disconnected")
+        return DecisionRecord(self.step, seat, fallback, elapsed, Fault.DISCONNECTED)
 
     async def _tell(self, seat: Seat, message: Any) -> None:
         """Deliver a notice to a seat; a failing seat cannot stop the match."""
@@ -387,11 +396,11 @@ class Match:
     async def _tell_all(self, make: Callable[[Seat], Any]) -> None:
         await asyncio.gather(*(self._tell(seat, make(seat)) for seat in range(len(self.setup.seats))))
 
-    def _emit(self, kind: str, actions: Mapping[Seat, str]) -> None:
+    def _emit(self, kind: EventKind, actions: Mapping[Seat, str]) -> None:
         if self.observer is None:
             return
         view = self.game.public_view(self.state)
-        round_result = self.game.round_result(view) if kind == "step" else None
+        round_result = self.game.round_result(view) if kind is EventKind.STEP else None
         if round_result is not None and round_result[0] > self._rounds_seen:
             self._rounds_seen = round_result[0]
         else:

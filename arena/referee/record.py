@@ -3,11 +3,46 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
+from collections.abc import Mapping
 from typing import Any
 
+from arena.errors import StoredDataError, echo
 from arena.games.base import Outcome, Seat, Termination
 from arena.games.registry import get_game
 from arena.referee.timecontrol import TimeControl
+
+
+class Fault(enum.StrEnum):
+    """Why the referee played the fallback action for a seat; the text is the record's (and the
+    ``fault`` label of the metrics)."""
+
+    TIMEOUT = "timeout"
+    """No answer in time (a strike)."""
+    INVALID = "invalid"
+    """The answer does not parse (a strike)."""
+    ILLEGAL = "illegal"
+    """The answer parses but is not legal now (a strike)."""
+    DISCONNECTED = "disconnected"
+    """The seat's bot was away (no strike), or is gone for good."""
+    FORFEITED = "forfeited"
+    """The seat was forfeited earlier in the match: the fallback plays it to the end."""
+
+    @property
+    def is_strike(self) -> bool:
+        """Whether the seat's bot is struck for it (its answer was late, unparseable or illegal)."""
+        return self in (Fault.TIMEOUT, Fault.INVALID, Fault.ILLEGAL)
+
+    @classmethod
+    def parse(cls, text: str) -> Fault | None:
+        """A fault from its stored text (empty: none, the bot's own answer was played); raises
+        ``StoredDataError`` naming a text that is no fault."""
+        if not text:
+            return None
+        try:
+            return cls(text)
+        except ValueError:
+            raise StoredDataError(f"unknown fault {echo(str(text))}: one of {[f.value for f in cls]}") from None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -19,9 +54,8 @@ class DecisionRecord:
     action: str
     elapsed: float
     """Seconds from request to answer (the full wait, for a timeout)."""
-    fallback: str = ""
-    """Why the fallback policy played this action ("timeout", "illegal", "invalid", "forfeited",
-    "disconnected"); empty when the bot's own answer was played."""
+    fallback: Fault | None = None
+    """Why the fallback policy played this action; None when the bot's own answer was played."""
     sequence: int = 0
     """The request's sequence number (0 when no request was sent: a forfeited seat)."""
 
@@ -32,9 +66,21 @@ class DecisionRecord:
             "seat": self.seat,
             "action": self.action,
             "elapsed": self.elapsed,
-            "fallback": self.fallback,
+            "fallback": self.fallback.value if self.fallback is not None else "",
             "sequence": self.sequence,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DecisionRecord:
+        """Read :meth:`to_dict`'s form back (raises ``StoredDataError`` for an unknown fault)."""
+        return cls(
+            step=int(data["step"]),
+            seat=int(data["seat"]),
+            action=str(data["action"]),
+            elapsed=float(data["elapsed"]),
+            fallback=Fault.parse(data.get("fallback", "")),
+            sequence=int(data.get("sequence", 0)),
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -47,12 +93,33 @@ class RejectionRecord:
     answer: str
     """What the bot sent (truncated); empty for a timeout."""
     reason: str
-    fault: str = ""
-    """"timeout", "invalid" or "illegal"."""
+    fault: Fault
+    """A strike: ``TIMEOUT``, ``INVALID`` or ``ILLEGAL``."""
     fallback: str = ""
     """The action played instead."""
     strikes: int = 0
     """The seat's strikes, this one included."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return dataclasses.asdict(self) | {"fault": self.fault.value}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RejectionRecord:
+        """Read :meth:`to_dict`'s form back (raises ``StoredDataError`` for a missing or unknown fault)."""
+        fault = Fault.parse(data.get("fault", ""))
+        if fault is None:
+            raise StoredDataError(f"rejection at step {data.get('step')} of seat {data.get('seat')} has no fault")
+        return cls(
+            step=int(data["step"]),
+            seat=int(data["seat"]),
+            sequence=int(data["sequence"]),
+            answer=str(data["answer"]),
+            reason=str(data["reason"]),
+            fault=fault,
+            fallback=str(data.get("fallback", "")),
+            strikes=int(data.get("strikes", 0)),
+        )
 
 
 @dataclasses.dataclass(slots=True)
@@ -91,7 +158,7 @@ class MatchRecord:
             "deck": list(self.deck) if self.deck is not None else None,
             "time_control": self.time_control.to_dict(),
             "steps": [[d.to_dict() for d in step] for step in self.steps],
-            "rejections": [dataclasses.asdict(r) for r in self.rejections],
+            "rejections": [r.to_dict() for r in self.rejections],
             "strikes": list(self.strikes),
             "forfeits": {str(seat): why.value for seat, why in self.forfeits.items()},
             "outcome": self.outcome.to_dict() if self.outcome else None,
@@ -111,8 +178,8 @@ class MatchRecord:
             options=dict(data.get("options") or {}),
             deck=tuple(data["deck"]) if data.get("deck") is not None else None,
             time_control=TimeControl.from_dict(data["time_control"]),
-            steps=[tuple(DecisionRecord(**d) for d in step) for step in data["steps"]],
-            rejections=[RejectionRecord(**r) for r in data.get("rejections", [])],
+            steps=[tuple(DecisionRecord.from_dict(d) for d in step) for step in data["steps"]],
+            rejections=[RejectionRecord.from_dict(r) for r in data.get("rejections", [])],
             strikes=list(data.get("strikes", [])),
             forfeits={int(seat): Termination(why) for seat, why in data.get("forfeits", {}).items()},
             outcome=outcome_from_dict(outcome) if outcome else None,

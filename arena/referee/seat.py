@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Any, Protocol
 
 from arena.games.base import Outcome, Seat
+from arena.referee.record import Fault
 from arena.referee.timecontrol import TimeControl
 
 
@@ -53,8 +54,8 @@ class Rejection:
     match_id: str
     sequence: int
     seat: Seat
-    fault: str
-    """"timeout", "invalid" (does not parse) or "illegal" (not legal now)."""
+    fault: Fault
+    """A strike: ``TIMEOUT``, ``INVALID`` (does not parse) or ``ILLEGAL`` (not legal now)."""
     reason: str
     fallback_action: str
     strikes: int

@@ -36,6 +36,7 @@ from arena.service.leagues import MAX_REQUEST_ID
 from arena.store.ladders import LadderStore, Online
 from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import STORE_ERRORS
+from arena.store.specs import SpecKind
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ class LadderService:
         rules.initial_state(players, 0, options)  # refuses options the game does not take
         ladder_id = new_ladder_id()
         spec = {
-            "kind": "ladder",
+            "kind": SpecKind.LADDER.value,
             "name": name[:MAX_NAME] or ladder_id,
             "game": game,
             "players_per_match": players,

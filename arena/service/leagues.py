@@ -25,6 +25,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.service.limits import Limits
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import MatchQueue
+from arena.store.specs import SpecKind
 
 MAX_REQUEST_ID = 128
 """Characters of a create request's id that count."""
@@ -174,7 +175,7 @@ class LeagueService:
     async def get(self, league_id: str) -> LeagueInfo:
         """A league and its progress."""
         stored = await self.store.spec(league_id)
-        if stored is None or stored.get("kind") == "ladder":  # a ladder keeps its spec beside the leagues'
+        if stored is None or SpecKind.of(stored) is SpecKind.LADDER:  # a ladder keeps its spec beside the leagues'
             raise LeagueNotFoundError(f"no league {echo(league_id)}")
         total, done, running = await self.store.progress(league_id)
         cancelled = await self.store.is_cancelled(league_id)

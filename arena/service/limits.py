@@ -206,3 +206,9 @@ class HelloRefusal(enum.Enum):
     BAD_TOKEN = "bad_token"
     TOO_MANY_PENDING = "too_many_pending"
     LOCKED_OUT = "locked_out"
+
+
+class StreamAbuse(enum.Enum):
+    """Why a bot stream was ended for abuse after its Welcome (the label of ``arena_client_errors_total``)."""
+
+    PING_FLOOD = "ping_flood"

@@ -27,7 +27,7 @@ from arena.errors import (
 )
 from arena.games.registry import get_game
 from arena.referee.clock import Clock
-from arena.referee.match import Match, MatchEvent, MatchMetrics, MatchSetup
+from arena.referee.match import EventKind, Match, MatchEvent, MatchMetrics, MatchSetup
 from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import Relay, RelaySeat
@@ -427,7 +427,7 @@ class MatchManager:
         try:
             while (event := await queue.get()) is not None:
                 yield event
-                if event.kind == "ended":
+                if event.kind is EventKind.ENDED:
                     return
         finally:
             if queue in running.watchers:
@@ -453,4 +453,4 @@ def _sealed(match_id: str) -> MatchSealedError:
 
 def _final_event(record: MatchRecord) -> MatchEvent:
     view = get_game(record.game).public_view(final_state(record))
-    return MatchEvent(record.match_id, "ended", len(record.steps), view, record.game, {}, record.outcome)
+    return MatchEvent(record.match_id, EventKind.ENDED, len(record.steps), view, record.game, {}, record.outcome)

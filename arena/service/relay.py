@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import enum
 import json
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from arena.errors import ArenaError, SeatGoneError
+from arena.errors import ArenaError, SeatGoneError, StoredDataError, echo
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
@@ -39,6 +40,41 @@ referee's node has no heartbeat at two checks in a row is dropped (its match run
 freeing the bot's match slot long before ``STALE_SECONDS``."""
 FOLLOW_SECONDS = 0.5
 """How often a pending cross-node request checks where its bot is."""
+
+
+class RelayKind(enum.StrEnum):
+    """What a relay message is (its ``t`` field in the inbox stream)."""
+
+    ADOPT = "adopt"
+    """To a node: start this match (its bots are connected to you)."""
+    ADOPTED = "adopted"
+    """The answer to ``ADOPT``: the match id, or the error."""
+    START = "start"
+    """Origin to home: seat the bot (the match start, for the wire)."""
+    REQUEST = "request"
+    """Origin to home: a decision request."""
+    PUSH = "push"
+    """Origin to home: a rejection."""
+    END = "end"
+    """Origin to home: the match end."""
+    ANSWER = "answer"
+    """Home to origin: the bot's answer."""
+    PRESENCE = "presence"
+    """Home to origin: the bot disconnected, or is back."""
+    GONE = "gone"
+    """Home to origin: the bot is gone for this match."""
+
+    @classmethod
+    def parse(cls, text: str) -> RelayKind:
+        """The kind a message's ``t`` field names; raises ``StoredDataError`` naming any other text."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise StoredDataError(f"unknown relay message kind {echo(text)}") from None
+
+
+FROM_HOME = frozenset({RelayKind.ANSWER, RelayKind.PRESENCE, RelayKind.GONE})
+"""The kinds a bot's home node sends the node refereeing its match."""
 
 
 class Relay:
@@ -116,14 +152,14 @@ class Relay:
         request = uuid.uuid4().hex
         future: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
         self.replies[request] = future
-        self.send(node, {"t": "adopt", "origin": self.node_id, "req": request, "spec": json.dumps(spec)})
+        self.send(node, {"t": RelayKind.ADOPT.value, "origin": self.node_id, "req": request, "spec": json.dumps(spec)})
         try:
             return await asyncio.wait_for(future, seconds)
         finally:
             self.replies.pop(request, None)
 
     async def _adopt(self, message: dict[str, str]) -> None:
-        reply = {"t": "adopted", "req": message.get("req", "")}
+        reply = {"t": RelayKind.ADOPTED.value, "req": message.get("req", "")}
         try:
             if self.adopt is None:
                 raise ArenaError(f"node {self.node_id} does not start matches for other nodes")
@@ -169,6 +205,8 @@ class Relay:
             for last, fields in entries:
                 try:
                     self.handle(fields)
+                except StoredDataError as error:
+                    log.warning("bad relay message %s: %s", last, error)
                 except Exception:
                     log.exception("bad relay message %s", last)
 
@@ -193,29 +231,31 @@ class Relay:
                 seat.origin_missed = True
 
     def handle(self, message: dict[str, str]) -> None:
-        """One message from another node."""
-        kind, match_id, bot = message.get("t", ""), message.get("match", ""), message.get("bot", "")
+        """One message from another node; raises ``StoredDataError`` for one of an unknown kind."""
+        kind, match_id, bot = RelayKind.parse(message.get("t", "")), message.get("match", ""), message.get("bot", "")
         index = int(message.get("seat", "0"))
-        if kind == "adopt":
+        if kind is RelayKind.ADOPT:
             self.send_soon(self._adopt(message))
             return
-        if kind == "adopted":
+        if kind is RelayKind.ADOPTED:
             waiting = self.replies.get(message.get("req", ""))
             if waiting is not None and not waiting.done():
                 waiting.set_result(message)
             return
-        if kind in ("answer", "presence", "gone"):
+        if kind in FROM_HOME:
             seat = self.origin_seats.get((match_id, bot, index))
             if seat is not None:
                 seat.on_home_message(kind, message)
             return
         session = self.hub.sessions.get(bot)
         if session is None:
-            if kind == "start":
-                self.send(message["origin"], {"t": "gone", "match": match_id, "bot": bot, "seat": str(index)})
+            if kind is RelayKind.START:
+                self.send(
+                    message["origin"], {"t": RelayKind.GONE.value, "match": match_id, "bot": bot, "seat": str(index)}
+                )
             return
         proxy = session.seats.get(match_id, {}).get(index)
-        if kind == "start":
+        if kind is RelayKind.START:
             if not isinstance(proxy, ProxySeat):
                 grace = float(message["grace"])
                 proxy = ProxySeat(session, match_id, index, self.clock, grace, self, message["origin"])
@@ -250,9 +290,9 @@ class RelaySeat:
         """As the bot's home node last said."""
         return self.connected
 
-    def _post(self, kind: str, message: Outgoing, **extra: str) -> None:
+    def _post(self, kind: RelayKind, message: Outgoing, **extra: str) -> None:
         fields = {
-            "t": kind,
+            "t": kind.value,
             "match": self.match_id,
             "bot": self.bot,
             "seat": str(self.seat),
@@ -264,7 +304,7 @@ class RelaySeat:
         """Tell the home node to seat the bot."""
         self.grace = start.time_control.grace_seconds
         self.start = start
-        self._post("start", start, grace=str(self.grace))
+        self._post(RelayKind.START, start, grace=str(self.grace))
 
     def decide(self, request: DecisionRequest) -> asyncio.Future[str]:
         """Send the request through the home node; the future resolves with the bot's answer."""
@@ -274,7 +314,7 @@ class RelaySeat:
             return future
         self.pending = (request.sequence, future)
         self.request, self.asked_at, self.away_since = request, self.relay.clock.now(), None
-        self._post("request", request, seq=str(request.sequence))
+        self._post(RelayKind.REQUEST, request, seq=str(request.sequence))
         self.relay.follow(self)
         future.add_done_callback(self._settled)
         return future
@@ -310,16 +350,16 @@ class RelaySeat:
             log.info("bot %s of match %s moved from %s to %s", self.bot, self.match_id, self.home, home)
             self.home = home
             if self.start is not None:
-                self._post("start", self.start, grace=str(self.grace))
-            self._post("request", request, seq=str(request.sequence))
+                self._post(RelayKind.START, self.start, grace=str(self.grace))
+            self._post(RelayKind.REQUEST, request, seq=str(request.sequence))
 
     async def rejected(self, rejection: Rejection) -> None:
         """Pass a rejection on."""
-        self._post("push", rejection)
+        self._post(RelayKind.PUSH, rejection)
 
     async def match_ended(self, end: MatchEnd) -> None:
         """Pass the end on and forget the seat."""
-        self._post("end", end)
+        self._post(RelayKind.END, end)
         self.release()
 
     def release(self) -> None:
@@ -327,17 +367,17 @@ class RelaySeat:
         self.relay.origin_seats.pop((self.match_id, self.bot, self.seat), None)
         self.relay.following.discard(self)
 
-    def on_home_message(self, kind: str, message: dict[str, str]) -> None:
+    def on_home_message(self, kind: RelayKind, message: dict[str, str]) -> None:
         """An answer, a presence change or the bot's departure, from its home node."""
-        if kind == "answer":
+        if kind is RelayKind.ANSWER:
             if self.pending is not None and str(self.pending[0]) == message.get("seq"):
                 future = self.pending[1]
                 self.pending = None
                 if not future.done():
                     future.set_result(message.get("text", ""))
-        elif kind == "presence":
+        elif kind is RelayKind.PRESENCE:
             self.connected = message.get("connected") == "1"
-        elif kind == "gone":
+        elif kind is RelayKind.GONE:
             self.gone = True
             if self.pending is not None and not self.pending[1].done():
                 self.pending[1].set_exception(SeatGoneError(f"bot {self.bot} is gone from match {self.match_id}"))
@@ -368,9 +408,9 @@ class ProxySeat(RemoteSeat):
         self.origin_gone = False
         """The origin's node had none at two checks in a row: it died, and the match runs elsewhere."""
 
-    def _fields(self, kind: str) -> dict[str, str]:
+    def _fields(self, kind: RelayKind) -> dict[str, str]:
         """The fields that say which seat a message to the origin is about."""
-        return {"t": kind, "match": self.match_id, "bot": self.session.name, "seat": str(self.seat)}
+        return {"t": kind.value, "match": self.match_id, "bot": self.session.name, "seat": str(self.seat)}
 
     def is_stale(self) -> bool:
         """The origin died (its node's heartbeat is gone, or it said nothing for a long while), and
@@ -386,17 +426,17 @@ class ProxySeat(RemoteSeat):
         self.start_payload = payload
         self._deliver(payload)
 
-    def on_origin_message(self, kind: str, message: dict[str, str]) -> None:
+    def on_origin_message(self, kind: RelayKind, message: dict[str, str]) -> None:
         """A request, a rejection or the end, from the origin."""
         self.heard = self.clock.now()
         payload = message.get("payload", "")
-        if kind == "request":
+        if kind is RelayKind.REQUEST:
             self.request_sequence = int(message.get("seq", "0"))
             self.request_payload = payload
             self._deliver(payload)
-        elif kind == "push":
+        elif kind is RelayKind.PUSH:
             self._deliver(payload)
-        elif kind == "end":
+        elif kind is RelayKind.END:
             self.session.send_end(Relayed(base64.b64decode(payload)))
             self.release()
 
@@ -407,18 +447,18 @@ class ProxySeat(RemoteSeat):
         self.request_payload = ""
         self.relay.send(
             self.origin,
-            self._fields("answer") | {"seq": str(sequence), "text": action},
+            self._fields(RelayKind.ANSWER) | {"seq": str(sequence), "text": action},
         )
         return None
 
     def connection_lost(self) -> None:
         """Tell the origin, and start the grace period."""
-        self.relay.send(self.origin, self._fields("presence") | {"connected": "0"})
+        self.relay.send(self.origin, self._fields(RelayKind.PRESENCE) | {"connected": "0"})
         super().connection_lost()
 
     def _resend(self) -> None:
         """A new connection: tell the origin, and resend the start and the pending request."""
-        self.relay.send(self.origin, self._fields("presence") | {"connected": "1"})
+        self.relay.send(self.origin, self._fields(RelayKind.PRESENCE) | {"connected": "1"})
         if self.start_payload:
             self._deliver(self.start_payload)
         if self.request_payload:
@@ -429,4 +469,4 @@ class ProxySeat(RemoteSeat):
         if self.session.connection is not None:
             return
         self.gone = True
-        self.relay.send(self.origin, self._fields("gone"))
+        self.relay.send(self.origin, self._fields(RelayKind.GONE))

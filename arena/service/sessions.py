@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import enum
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -34,8 +35,20 @@ class ProtocolNotice:
     reason: str
 
 
-TOKEN_REVOKED = "the bot's token was revoked or rotated"
-"""The close reason of a connection whose token stopped working."""
+class CloseReason(enum.Enum):
+    """Why a bot's connection was closed. The value is the text the bot is told (the transport's
+    final status message), unless ``Connection.close`` was given a more specific one."""
+
+    DISCONNECTED = "disconnected"
+    """The stream ended (the network, or the transport): the bot may come back within the grace period."""
+    BOT_CLOSED = "the bot closed the stream"
+    REPLACED = "replaced by a newer connection of the same bot"
+    TOKEN_REVOKED = "the bot's token was revoked or rotated"
+    UNDECODABLE = "undecodable message"
+    """The bot sent bytes that are not a message of the contract."""
+    TOO_MANY_ERRORS = "too many unusable messages in a row"
+    PING_FLOOD = "too many pings"
+
 
 MAX_MISSED_ENDS = 1000
 """Match ends kept for a bot that is away (older ones are only in the match records)."""
@@ -63,7 +76,10 @@ class Connection:
         self.session = session
         self.outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue()
         self.closed = False
-        self.close_reason = ""
+        self.close_reason: CloseReason | None = None
+        """Why the connection was closed (None while it is open)."""
+        self.close_text = ""
+        """What the bot is told of it: the reason's text, or a more specific one."""
         self.errors_in_a_row = 0
         self.last_sent = time.monotonic()
         self.unconfirmed: list[Outgoing] = []
@@ -91,11 +107,13 @@ class Connection:
                 del self.unconfirmed[index]
                 return
 
-    def close(self, reason: str) -> None:
-        """End the stream after what is queued."""
+    def close(self, reason: CloseReason, text: str = "") -> None:
+        """End the stream after what is queued; ``text`` (default: the reason's) says why to the bot.
+        Only the first close counts."""
         if not self.closed:
             self.closed = True
             self.close_reason = reason
+            self.close_text = text or reason.value
             self.outbox.put_nowait(None)
 
 
@@ -212,7 +230,9 @@ class BotSession:
         self.capacity = 1
         self.seats: dict[str, dict[int, RemoteSeat]] = {}
         """The seats the bot holds, by match id, then seat index."""
-        self.last_close_reason = ""
+        self.last_close_reason: CloseReason | None = None
+        self.last_close_text = ""
+        """Why its last connection closed, and what the bot was told."""
         self.missed_ends: list[Outgoing] = []
         """Matches that ended while the bot was away, told at its next connection."""
 
@@ -314,7 +334,7 @@ class SessionHub:
         if session is None:
             session = self.sessions[name] = BotSession(name, self.answered)
         if session.connection is not None:
-            session.connection.close("replaced by a newer connection of the same bot")
+            session.connection.close(CloseReason.REPLACED)
         connection = Connection(session)
         session.connection = connection
         session.games = frozenset(games)
@@ -330,9 +350,9 @@ class SessionHub:
 
     def disconnect(self, connection: Connection) -> None:
         """A stream ended: if it was the bot's live connection, start the grace periods."""
-        connection.close("disconnected")
+        connection.close(CloseReason.DISCONNECTED)
         session = connection.session
-        session.last_close_reason = connection.close_reason
+        session.last_close_reason, session.last_close_text = connection.close_reason, connection.close_text
         if session.connection is connection:
             session.connection = None
             for seat in session.all_seats():
@@ -344,7 +364,7 @@ class SessionHub:
         for end in unwritten:
             session.send_end(end)
 
-    def close_bot(self, name: str, reason: str) -> None:
+    def close_bot(self, name: str, reason: CloseReason) -> None:
         """End the bot's live connection on this node, if it has one."""
         session = self.sessions.get(name)
         if session is not None and session.connection is not None:

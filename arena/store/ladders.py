@@ -35,6 +35,7 @@ import redis.asyncio as aioredis
 from arena.store.leagues import QUEUE_STREAM, REQUEST_TTL_SECONDS, LeagueStore
 from arena.store.match_index import ladder_of
 from arena.store.redis_stores import key, text
+from arena.store.specs import SpecKind
 
 HISTORY_POINTS = 2000
 """Rating points kept per bot and ladder (the oldest are dropped)."""
@@ -118,7 +119,7 @@ class LadderStore:
         """The ladder's spec (None if there is no such ladder)."""
         raw = await self.r.get(self._league(ladder_id))
         spec = json.loads(raw) if raw else None
-        return spec if spec is not None and spec.get("kind") == "ladder" else None
+        return spec if spec is not None and SpecKind.of(spec) is SpecKind.LADDER else None
 
     async def ladder_ids(self, limit: int = 100) -> list[str]:
         """The most recent ladders, newest first."""

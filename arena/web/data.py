@@ -42,11 +42,14 @@ from arena.service.ladders import LadderInfo, LadderService
 from arena.service.leagues import LeagueInfo
 from arena.service.listing import ListPosition, MatchLister
 from arena.store.match_index import MatchInfo, MatchQuery, Phase
+from arena.store.specs import SpecKind
 from arena.web.chart import Series
 from arena.web.frames import replay_steps, to_json
 
 PLAYED = (Phase.RUNNING, Phase.FINISHED)
 """What the site lists: matches being played or played (not the queued ones of leagues)."""
+STATES: dict[str, Phase | None] = {"": None, "running": Phase.RUNNING, "finished": Phase.FINISHED}
+"""The match list's ``state`` filter, as a phase (empty: any)."""
 PAGE_SIZE = 25
 """Matches per page of the match list."""
 RECENT_LEAGUES = 20
@@ -152,7 +155,7 @@ class SiteData:
         ]
         series = await self._chart(info, [row.bot for row in table.rows[:CHART_LEADERS]])
         return league_json(info) | {
-            "kind": "league",
+            "kind": SpecKind.LEAGUE.value,
             "id": info.league_id,
             "rows": rows,
             "rated_matches": table.matches,
@@ -199,7 +202,7 @@ class SiteData:
             points = await self._ladders().history(info.ladder_id, line.bot, CHART_POINTS)
             series.append({"label": line.bot, "points": [[p["games"], round(p["rating"], 1)] for p in points]})
         return ladder_json(info) | {
-            "kind": "ladder",
+            "kind": SpecKind.LADDER.value,
             "rows": [standing_json(line) for line in lines],
             "provisional_games": PROVISIONAL_MATCHES,
             "series": series,
@@ -305,14 +308,15 @@ class SiteData:
         self, game: str, bot: str, league: str, state: str, page: str, ladder: str = ""
     ) -> dict[str, Any]:
         """One page of the match list, newest first, filtered by game, bot, league or ladder, and state."""
-        if state not in ("", "running", "finished"):
+        if state not in STATES:
             raise BadFilterError(f"state must be running or finished, not {echo(state)}")
+        phase = STATES[state]
         if max(len(game), len(bot), len(league), len(ladder)) > MAX_FILTER:
             raise BadFilterError("a filter value is at most 128 characters")
         if league and ladder:
             raise BadFilterError("filter by a league or by a ladder, not both")
         if league:
-            return await self._league_matches(league, game, bot, state, page)
+            return await self._league_matches(league, game, bot, phase, page)
         if ladder:
             if bot:
                 raise BadFilterError(f"a ladder's matches are not filtered by bot: drop bot={echo(bot)}")
@@ -323,7 +327,6 @@ class SiteData:
             if game and game != info.game:
                 return {"matches": [], "next_page": ""}
             game, ladder = "", info.ladder_id
-        phase = {"": None, "running": Phase.RUNNING, "finished": Phase.FINISHED}[state]
         after = ListPosition.parse(page) if page else None
         query = MatchQuery(game, bot, phase, ladder=ladder)
         shown, following = await self._lister().page(query, after, PAGE_SIZE, PLAYED)
@@ -335,7 +338,7 @@ class SiteData:
     def _lister(self) -> MatchLister:
         return MatchLister(self.node.matches, self.node.leagues)
 
-    async def _league_matches(self, league: str, game: str, bot: str, state: str, page: str) -> dict[str, Any]:
+    async def _league_matches(self, league: str, game: str, bot: str, phase: Phase | None, page: str) -> dict[str, Any]:
         """A league's matches: its running ones on this node, then its results (newest first), by offset."""
         try:
             offset = int(page or 0)
@@ -349,12 +352,12 @@ class SiteData:
         if game and game != info.spec.game:
             return {"matches": [], "next_page": ""}
         rows: list[dict[str, Any]] = []
-        if state != "finished":
+        if phase is not Phase.FINISHED:
             for running in self.node.matches.running.values():
                 setup = running.setup
                 if setup.match_id.startswith(f"{info.league_id}.") and (not bot or bot in setup.players):
                     rows.append(match_json(MatchInfo.of_record(running.match.record, running=True)))
-        if state != "running":
+        if phase is not Phase.RUNNING:
             stored_results = await leagues.store.results(info.league_id)
             per_deal = Counter(str(r.get("deal_id")) for r in stored_results)
             for stored in reversed(stored_results):
@@ -386,7 +389,13 @@ class SiteData:
             raise NotFoundError(str(error)) from error
         info = MatchInfo.of_record(record)
         faults = [
-            {"step": r.step, "seat": r.seat, "bot": record.players[r.seat], "fault": r.fault, "fallback": r.fallback}
+            {
+                "step": r.step,
+                "seat": r.seat,
+                "bot": record.players[r.seat],
+                "fault": r.fault.value,
+                "fallback": r.fallback,
+            }
             for r in record.rejections[:200]
         ]
         return match_json(info) | {"faults": faults, "steps": len(record.steps)}

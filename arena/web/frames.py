@@ -73,7 +73,9 @@ def replay_steps(record: MatchRecord, rules: GameRules[Any, Any, Any]) -> list[d
     steps = [{"step": 0, "round": _round(state), "actions": [], "state": to_json(state)}]
     for index, decisions in enumerate(record.steps, start=1):
         state = rules.apply(state, {d.seat: rules.parse_action(d.action) for d in decisions})
-        actions = [{"seat": d.seat, "action": d.action, "fallback": d.fallback} for d in decisions]
+        actions = [
+            {"seat": d.seat, "action": d.action, "fallback": d.fallback.value if d.fallback else ""} for d in decisions
+        ]
         steps.append({"step": index, "round": _round(state), "actions": actions, "state": to_json(state)})
     return steps
 

@@ -215,14 +215,14 @@ async def api_events(request: web.Request) -> web.StreamResponse:
             except StopAsyncIteration:
                 break
             payload = {
-                "kind": event.kind,
+                "kind": event.kind.value,
                 "step": event.step,
                 "actions": [{"seat": seat, "action": event.actions[seat]} for seat in sorted(event.actions)],
                 "round": getattr(event.view, "round", None),
                 "view": to_json(event.view),
                 "outcome": event.outcome.to_dict() if event.outcome else None,
             }
-            await response.write(f"event: {event.kind}\ndata: {json.dumps(payload)}\n\n".encode())
+            await response.write(f"event: {event.kind.value}\ndata: {json.dumps(payload)}\n\n".encode())
     except (ConnectionResetError, ArenaError) as error:
         log.debug("event stream ended: %s", error)
     finally:

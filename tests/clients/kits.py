@@ -30,6 +30,7 @@ from types import TracebackType
 import pytest
 
 from arena.referee.timecontrol import TimeControl
+from arena.service.sessions import CloseReason
 from arena.v1 import bot_pb2, common_pb2
 from arena.wire import record as wire_record
 from tests.grpc.harness import Arena, eventually
@@ -440,7 +441,7 @@ async def check_dropped_stream(kit: Kit, arena: Arena, logs: Path, prefix: str) 
         assert match_id in arena.node.matches.running, "the match ended before the test could cut the stream"
         connection = arena.node.hub.sessions[phoenix.name].connection
         assert connection is not None
-        connection.close("test")
+        connection.close(CloseReason.DISCONNECTED)
         await phoenix.line("reconnecting")
         await phoenix.line(f"ended {match_id} ")
         await rock.line(f"ended {match_id} ")
@@ -532,7 +533,7 @@ async def check_reconnect(kit: Kit, arena: Arena, logs: Path) -> None:
         if next(requests) == 5:
             connection = arena.node.hub.sessions["phoenix"].connection
             assert connection is not None
-            connection.close("test")
+            connection.close(CloseReason.DISCONNECTED)
             closed.set()
         loop.call_later(0.02, pacer.send_action, request.match_id, request.sequence, request.legal_actions[0])
 

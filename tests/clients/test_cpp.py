@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.service.sessions import CloseReason
 from arena.v1 import bot_pb2, common_pb2
 from arena.wire import record as wire_record
 from tests.clients import kits
@@ -122,7 +123,7 @@ async def test_a_dropped_stream_is_reconnected_and_the_match_finishes(arena: Are
     await eventually(lambda: held, KIT.wait)
     connection = arena.node.hub.sessions["phoenix"].connection
     assert connection is not None
-    connection.close("test")
+    connection.close(CloseReason.DISCONNECTED)
     gate.send_action(held[0].match_id, held[0].sequence, held[0].legal_actions[0])
     await phoenix.line("reconnecting")
     assert await phoenix.line("welcome ", count=2) == "welcome phoenix"

@@ -95,7 +95,7 @@ async def test_a_flooding_bot_is_cut_off_without_disturbing_other_matches(arena:
     await eventually(lambda: flooder.error is not None)
     session = arena.node.hub.sessions["flooder"]
     assert session.connection is None
-    assert session.last_close_reason == "more than 100 unusable messages in a row"
+    assert session.last_close_text == "more than 100 unusable messages in a row"
     # The server ends the stream with RESOURCE_EXHAUSTED; a client still sending may see its own
     # send fail first.
     assert flooder.error is not None

@@ -221,7 +221,7 @@ async def test_a_ping_flood_ends_the_stream_and_a_normal_bot_is_untouched() -> N
         for _ in range(200):
             flooder.outbox.put_nowait(bot_pb2.ConnectRequest(ping=bot_pb2.Ping()))
         await eventually(lambda: flooder.error is not None, 5)
-        reason = arena.node.hub.sessions["flooder"].last_close_reason
+        reason = arena.node.hub.sessions["flooder"].last_close_text
         assert reason == "more than 20 pings at once or 5 a second"
         assert arena.node.metrics is not None
         assert arena.node.metrics.client_errors.labels("ping_flood")._value.get() == 1

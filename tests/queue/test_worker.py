@@ -127,3 +127,38 @@ async def test_a_match_that_runs_twice_is_counted_once(arena: Arena, store: tupl
     results = await leagues.results("L3")
     assert sorted(r["match_id"] for r in results) == sorted(ids)
     assert next(r for r in results if r["match_id"] == ids[0])["note"] == "stored by an earlier run"
+
+
+async def test_a_malformed_stored_spec_ends_each_match_with_one_aborted_result_naming_it(
+    arena: Arena, store: tuple[MatchQueue, LeagueStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A league whose stored spec does not read (here a time control that is no number) cannot be
+    played: each of its matches gets exactly one result, aborted, whose error names the value, and the
+    worker goes on to the other leagues' matches (it used to die of it, leaving every match queued)."""
+    queue, leagues = store
+    for name in ("m", "n"):
+        await arena.connect(name, capacity=8)
+    bad = [MatchSpec(f"L4-{i}", "L4", i, "5211", ("m", "n"), i, f"L4-d{i}").to_dict() for i in range(2)]
+    await queue.ensure_group()
+    malformed = {"game": "5211", "time_control": {"decision_seconds": "soon"}}
+    assert await leagues.create("L4", malformed, bad, secrets.token_bytes(SECRET_BYTES)) == "L4"
+    good = await schedule(queue, leagues, "L5", [["m", "n"]] * 2)
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-4", default_game=DEFAULT_GAME, lease_seconds=5)
+    state = {"done": 0}
+
+    async def poll() -> None:
+        while state["done"] < 4:
+            state["done"] = (await leagues.progress("L4"))[1] + (await leagues.progress("L5"))[1]
+            await asyncio.sleep(0.05)
+
+    poller = asyncio.ensure_future(poll())
+    await run_worker(worker, lambda: state["done"] == 4 or poller.done(), 15)
+    await poller
+    results = await leagues.results("L4")
+    assert sorted(r["match_id"] for r in results) == ["L4-0", "L4-1"]
+    assert all(r["termination"] == "aborted" for r in results), results
+    assert all("'soon'" in r["error"] and "decision_seconds" in r["error"] for r in results), results
+    assert sorted(r["match_id"] for r in await leagues.results("L5")) == sorted(good)
+    assert all(r["termination"] != "aborted" for r in await leagues.results("L5"))
+    assert (await queue.depth())[0] == 0
+    assert "L4" in caplog.text and "'soon'" in caplog.text
