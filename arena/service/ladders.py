@@ -302,7 +302,7 @@ class Matchmaker:
         if not tables:
             return 0
         matches = [rotation for table in tables for rotation in (rotations(table) if info.duplicate else [table])]
-        first = await self.store.next_indices(ladder_id, len(matches))
+        first = await self.store.next_index(ladder_id)
         specs: list[dict[str, Any]] = []
         seated: list[tuple[int, str]] = []
         per_deal = info.players if info.duplicate else 1

@@ -57,14 +57,17 @@ _SCHEDULE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return -2 end
 local n = tonumber(ARGV[3])
+local first = tonumber(redis.call('GET', KEYS[9]) or '0')
+if n > 0 and first ~= tonumber(ARGV[4]) then return -3 end
+redis.call('SET', KEYS[9], first + n)
 for i = 0, n - 1 do
-  local m, spec = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
+  local m, spec = ARGV[5 + 2 * i], ARGV[6 + 2 * i]
   redis.call('HSET', KEYS[3], m, spec)
   redis.call('SADD', KEYS[4], m)
   redis.call('HSET', KEYS[5], m, redis.call('XADD', KEYS[6], '*', 'league', ARGV[2], 'match', m))
 end
 if n > 0 then redis.call('SADD', KEYS[7], ARGV[2]) end
-for i = 4 + 2 * n, #ARGV do redis.call('HINCRBY', KEYS[8], ARGV[i], 1) end
+for i = 5 + 2 * n, #ARGV do redis.call('HINCRBY', KEYS[8], ARGV[i], 1) end
 return n
 """
 
@@ -189,18 +192,20 @@ class LadderStore:
         if text(await self.r.get(key("ladder", "matchmaker")) or b"") == owner:
             await self.r.delete(key("ladder", "matchmaker"))
 
-    async def next_indices(self, ladder_id: str, count: int) -> int:
-        """Reserve ``count`` match numbers; returns the first."""
-        last = int(await self.r.incrby(self._key(ladder_id, "next"), count))
-        return last - count
+    async def next_index(self, ladder_id: str) -> int:
+        """The number the ladder's next match gets. Nothing is reserved: :meth:`schedule` takes the
+        numbers only with the matches, so a refused schedule or a node dying in between leaves no gap."""
+        return int(await self.r.get(self._key(ladder_id, "next")) or 0)
 
     async def schedule(
         self, owner: str, ladder_id: str, matches: Sequence[Mapping[str, Any]], seats: Sequence[tuple[int, str]]
     ) -> int:
         """Add these matches and queue them, and count each (seat, bot), in one step, if ``owner``
-        holds the matchmaker lease and the ladder is not paused. Returns how many were added (0 when
-        refused)."""
-        args: list[str | int] = [owner, ladder_id, len(matches)]
+        holds the matchmaker lease, the ladder is not paused, and the matches are numbered from
+        :meth:`next_index` on (so numbers read before another schedule landed are refused). Returns
+        how many were added (0 when refused)."""
+        first = int(matches[0]["index"]) if matches else 0
+        args: list[str | int] = [owner, ladder_id, len(matches), first]
         for match in matches:
             args += [str(match["match_id"]), json.dumps(match)]
         args += [f"{seat} {bot}" for seat, bot in seats]
@@ -214,6 +219,7 @@ class LadderStore:
                 self.stream,
                 key("leagues", "active"),
                 self._key(ladder_id, "seats"),
+                self._key(ladder_id, "next"),
             ],
             args=args,
         )
