@@ -22,7 +22,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -64,8 +64,9 @@ class TokenVia(enum.Enum):
     OLD_ENVIRONMENT = "$ARENA_BOT_TOKEN"
 
 
-def run(command: Sequence[str], cwd: Path, timeout: float) -> tuple[int, str]:
-    """Run ``command`` in ``cwd``: its exit status and its output (stdout and stderr, interleaved).
+def run(command: Sequence[str], cwd: Path, timeout: float, env: Mapping[str, str] | None = None) -> tuple[int, str]:
+    """Run ``command`` in ``cwd`` (in ``env``, by default this process's environment): its exit status
+    and its output (stdout and stderr, interleaved).
 
     Fails the test when it does not finish in ``timeout`` seconds; then the whole process group (make,
     cargo, Maven, go and their children) is killed, not only the command.
@@ -79,6 +80,7 @@ def run(command: Sequence[str], cwd: Path, timeout: float) -> tuple[int, str]:
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
+            env=None if env is None else dict(env),
         )
     except OSError as error:
         pytest.fail(f"cannot run {command[0]}: {error}")
