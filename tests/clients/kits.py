@@ -2,12 +2,12 @@
 
 Every kit's ``bin/bot`` takes ``--server ADDR[,ADDR...] [--strategy random|heuristic] [--max-matches N]
 [--concurrency N] [--invalid-first]`` and its token from ``--token T``, ``--token-file PATH`` or
-``$ARENA_BOT_TOKEN`` (in that order), and prints one line per event: ``welcome <bot>``,
-``started <match> <seat>``, ``rejected <match> <sequence> <fault>``, ``ended <match> <placing>``,
-``reconnecting``. So nothing here knows a language: a test file names its kit (``Kit("go")``), builds it
-in a session fixture (``KIT.build()``, which fails — never skips — when the kit does not build), runs its
-own unit-test command (``kit.unit_tests([...])``) and calls the scenarios below that it shares with
-other kits.
+``$ARENA_TOKEN`` or its older alias ``$ARENA_BOT_TOKEN`` (in that order), and prints one line per
+event: ``welcome <bot>``, ``started <match> <seat>``, ``rejected <match> <sequence> <fault>``,
+``ended <match> <placing>``, ``reconnecting``. So nothing here knows a language: a test file names its
+kit (``Kit("go")``), builds it in a session fixture (``KIT.build()``, which fails — never skips — when
+the kit does not build), runs its own unit-test command (``kit.unit_tests([...])``) and calls the
+scenarios below that it shares with other kits.
 
 Every wait is bounded; every process started here is killed when its ``Bots`` (an ``async with``) ends.
 """
@@ -22,7 +22,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -49,7 +49,7 @@ TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0, max_strikes=3, grace_se
 NOISE = ("make[", "   Compiling", "[INFO] os.detected", "\x1b[0m")
 """Output lines of a unit-test run left out of the log (build chatter, not results)."""
 
-TOKEN_VARIABLES = ("ARENA_BOT_TOKEN", "ARENA_TOKEN")
+TOKEN_VARIABLES = ("ARENA_TOKEN", "ARENA_BOT_TOKEN")
 """The environment variables a kit may read its token from."""
 
 _built: dict[str, Path] = {}
@@ -60,11 +60,13 @@ class TokenVia(enum.Enum):
 
     FLAG = "--token"
     FILE = "--token-file"
-    ENVIRONMENT = "$ARENA_BOT_TOKEN"
+    ENVIRONMENT = "$ARENA_TOKEN"
+    OLD_ENVIRONMENT = "$ARENA_BOT_TOKEN"
 
 
-def run(command: Sequence[str], cwd: Path, timeout: float) -> tuple[int, str]:
-    """Run ``command`` in ``cwd``: its exit status and its output (stdout and stderr, interleaved).
+def run(command: Sequence[str], cwd: Path, timeout: float, env: Mapping[str, str] | None = None) -> tuple[int, str]:
+    """Run ``command`` in ``cwd`` (in ``env``, by default this process's environment): its exit status
+    and its output (stdout and stderr, interleaved).
 
     Fails the test when it does not finish in ``timeout`` seconds; then the whole process group (make,
     cargo, Maven, go and their children) is killed, not only the command.
@@ -78,6 +80,7 @@ def run(command: Sequence[str], cwd: Path, timeout: float) -> tuple[int, str]:
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
+            env=None if env is None else dict(env),
         )
     except OSError as error:
         pytest.fail(f"cannot run {command[0]}: {error}")
@@ -238,8 +241,8 @@ class Bots:
                 path = self.logs / f"{name}-{index}.token"
                 path.write_text(f"  {token}\n")  # the kits strip whitespace around it
                 given = ["--token-file", str(path)]
-            case TokenVia.ENVIRONMENT:
-                env["ARENA_BOT_TOKEN"] = token
+            case TokenVia.ENVIRONMENT | TokenVia.OLD_ENVIRONMENT:
+                env[token_via.value.removeprefix("$")] = token
         with stderr.open("wb") as err:
             process = await asyncio.create_subprocess_exec(
                 *(self.command if command is None else command),
@@ -573,18 +576,18 @@ async def check_failover_and_replacement(kit: Kit, arena: Arena, logs: Path) -> 
 
 
 async def check_token_from_environment_and_file(kit: Kit, arena: Arena, logs: Path) -> None:
-    """One bot has its token only in ``$ARENA_BOT_TOKEN``, the other only in a ``--token-file``
-    (whitespace around it), neither on its command line: they play a match to its normal end
-    and exit 0 (``--max-matches 1``)."""
+    """One bot has its token only in ``$ARENA_TOKEN``, one only in the older ``$ARENA_BOT_TOKEN``,
+    one only in a ``--token-file`` (whitespace around it), none on its command line: they play a
+    match to its normal end and exit 0 (``--max-matches 1``)."""
+    ways = {"by-env": TokenVia.ENVIRONMENT, "by-old-env": TokenVia.OLD_ENVIRONMENT, "by-file": TokenVia.FILE}
     async with kit.bots(arena, logs) as bots:
-        env_bot = await bots.launch("by-env", "--max-matches", "1", token_via=TokenVia.ENVIRONMENT)
-        file_bot = await bots.launch("by-file", "--max-matches", "1", token_via=TokenVia.FILE)
-        match_id = await arena.start_match(["by-env", "by-file"], seed=41, tc=TC)
-        assert await env_bot.exit_code(60) == 0, env_bot.describe()
-        assert await file_bot.exit_code(60) == 0, file_bot.describe()
-        assert env_bot.starting("started") == [f"started {match_id} 0"]
-        assert file_bot.starting("started") == [f"started {match_id} 1"]
-    await check_normal_record(arena, match_id, ["by-env", "by-file"])
+        started = [await bots.start(name, "--max-matches", "1", token_via=via) for name, via in ways.items()]
+        await bots.welcomed(*started)
+        match_id = await arena.start_match(list(ways), seed=41, tc=TC)
+        for seat, bot in enumerate(started):
+            assert await bot.exit_code(60) == 0, bot.describe()
+            assert bot.starting("started") == [f"started {match_id} {seat}"]
+    await check_normal_record(arena, match_id, list(ways))
 
 
 async def check_missing_token_file(kit: Kit, arena: Arena, logs: Path) -> None:

@@ -4,9 +4,9 @@ A session fixture builds the kit once (``make -C clients/cpp build``, which inst
 packages itself; a build that fails or a missing toolchain fails the tests, never skips them). Each
 test then runs ``clients/cpp/bin/bot`` processes against the in-process arena of the ``arena``
 fixture: full 2- and 4-player matches, a rejection, a forced reconnect, a refused token, a
-replaced connection, the token given only in ``$ARENA_BOT_TOKEN`` or a file, and one bot in two seats
-of a match (the last three are scenarios shared with the other kits, in tests/clients/kits.py). The
-kit's GoogleTest unit test runs here too, so ``make test`` covers it.
+replaced connection, the token given only in ``$ARENA_TOKEN``, ``$ARENA_BOT_TOKEN`` or a file, and
+one bot in two seats of a match (the last three are scenarios shared with the other kits, in
+tests/clients/kits.py). The kit's GoogleTest unit test runs here too, so ``make test`` covers it.
 """
 
 from __future__ import annotations

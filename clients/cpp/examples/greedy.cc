@@ -1,4 +1,4 @@
-// A complete bot: 5211, lay the highest cards I hold. Usage: ARENA_BOT_TOKEN=... greedy HOST:PORT
+// A complete bot: 5211, lay the highest cards I hold. Usage: ARENA_TOKEN=... greedy HOST:PORT
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -12,7 +12,7 @@ int points(const std::string& action) {  // "G3 Y1" -> 4: a card is a colour let
 }
 
 int main(int argc, char** argv) {
-  const char* token = std::getenv("ARENA_BOT_TOKEN");  // not an argument: a command line is public
+  const char* token = std::getenv("ARENA_TOKEN");  // not an argument: a command line is public
   if (argc != 2 || token == nullptr) return 2;
   arena::Options options;
   options.addresses = {argv[1]};

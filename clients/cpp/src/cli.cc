@@ -40,7 +40,7 @@ std::string TokenFrom(const std::string& given, const std::string& path,
     const char* value = getenv(variable);
     if (value != nullptr && *value != '\0') return value;
   }
-  throw TokenError("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token");
+  throw TokenError("give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token");
 }
 
 }  // namespace arena::cli

@@ -4,7 +4,7 @@
 //       [--max-matches N] [--invalid-first] [--concurrency N] [--seed N] [--tls] [--root-certs FILE] [-v|-q]
 //
 // The token comes from --token, else from --token-file (the file's contents, whitespace stripped),
-// else from $ARENA_BOT_TOKEN (or the older $ARENA_TOKEN). The last two keep it out of the process's
+// else from $ARENA_TOKEN (or its older alias $ARENA_BOT_TOKEN). The last two keep it out of the process's
 // command line, which other local users can read. A flag's value may be given as --name=value, and
 // may start with '-' (as a token may) in either form.
 //
@@ -35,8 +35,8 @@ const char kUsage[] =
     "\n"
     "Plays every game the arena hosts until killed, or until N matches have ended.\n"
     "  --server        arena address(es), comma-separated or repeated; tried in turn\n"
-    "  --token         the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)\n"
-    "  --token-file    read the bot's token from this file (default: $ARENA_BOT_TOKEN)\n"
+    "  --token         the bot's token (visible to local users: prefer $ARENA_TOKEN or --token-file)\n"
+    "  --token-file    read the bot's token from this file (default: $ARENA_TOKEN)\n"
     "  --strategy      random or heuristic (default: heuristic)\n"
     "  --max-matches   exit 0 after N matches have ended (default: never)\n"
     "  --invalid-first answer the very first request with the invalid action Z9\n"

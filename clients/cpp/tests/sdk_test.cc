@@ -182,23 +182,23 @@ std::function<const char*(const char*)> Environment(std::map<std::string, std::s
 
 TEST(Cli, TheTokenComesFromTheFlagThenTheFileThenTheEnvironment) {
   TempFile file("  -from_file\n");
-  auto env = Environment({{"ARENA_BOT_TOKEN", "from_env"}, {"ARENA_TOKEN", "older"}});
+  auto env = Environment({{"ARENA_TOKEN", "from_env"}, {"ARENA_BOT_TOKEN", "older"}});
   EXPECT_EQ(arena::cli::TokenFrom("-flag", file.path, env), "-flag");
   EXPECT_EQ(arena::cli::TokenFrom("", file.path, env), "-from_file");
   EXPECT_EQ(arena::cli::TokenFrom("", "", env), "from_env");
-  EXPECT_EQ(arena::cli::TokenFrom("", "", Environment({{"ARENA_TOKEN", "older"}})), "older");
+  EXPECT_EQ(arena::cli::TokenFrom("", "", Environment({{"ARENA_BOT_TOKEN", "older"}})), "older");
   try {
     arena::cli::TokenFrom("", "", Environment({}));
     ADD_FAILURE() << "no token anywhere, and no error";
   } catch (const arena::cli::TokenError& error) {
-    EXPECT_STREQ(error.what(), "give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token");
+    EXPECT_STREQ(error.what(), "give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token");
   }
 }
 
 TEST(Cli, AMissingOrEmptyTokenFileIsAnErrorNamingIt) {
   TempFile empty(" \n\t");
   std::string missing = empty.path + "-missing";
-  auto env = Environment({{"ARENA_BOT_TOKEN", "from_env"}});
+  auto env = Environment({{"ARENA_TOKEN", "from_env"}});
   auto error_of = [&](const std::string& path) -> std::string {
     try {
       arena::cli::TokenFrom("", path, env);

@@ -1,4 +1,4 @@
-//! The README's complete bot: `cargo run --example greedy` (with ARENA_BOT_TOKEN set).
+//! The README's complete bot: `cargo run --example greedy` (with ARENA_TOKEN set).
 use arena_bot::{Client, Turn};
 
 /// 5211: lay the highest cards in hand.
@@ -8,5 +8,5 @@ fn greedy(turn: &Turn) -> String {
 }
 
 fn main() -> Result<(), arena_bot::Error> {
-    Client::new(["localhost:50051"], std::env::var("ARENA_BOT_TOKEN").unwrap_or_default()).run_blocking(greedy)
+    Client::new(["localhost:50051"], std::env::var("ARENA_TOKEN").unwrap_or_default()).run_blocking(greedy)
 }

@@ -6,8 +6,8 @@
 //! ```
 //!
 //! The token comes from `--token`, else from `--token-file` (the file's contents, whitespace
-//! stripped), else from `$ARENA_BOT_TOKEN` (or the older `$ARENA_TOKEN`). The last two keep it out of
-//! the process's command line, which other local users can read. A token may start with '-'
+//! stripped), else from `$ARENA_TOKEN` (or its older alias `$ARENA_BOT_TOKEN`). The last two keep it
+//! out of the process's command line, which other local users can read. A token may start with '-'
 //! (`--token=-x` and `--token -x` both work).
 //!
 //! stdout lines: `welcome <bot_name>`, `started <match_id> <seat>`,
@@ -24,10 +24,10 @@ use arena_bot::{Bot, Client, Event, Turn};
 
 const USAGE: &str = "usage: arena-bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH] \
 [--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--seed N]
-the token: --token, else --token-file, else $ARENA_BOT_TOKEN (the last two keep it off the command line)";
+the token: --token, else --token-file, else $ARENA_TOKEN (the last two keep it off the command line)";
 
 /// The environment variables the token may come from, in order.
-const TOKEN_VARIABLES: [&str; 2] = ["ARENA_BOT_TOKEN", "ARENA_TOKEN"];
+const TOKEN_VARIABLES: [&str; 2] = ["ARENA_TOKEN", "ARENA_BOT_TOKEN"];
 
 enum Strategy {
     Random(RandomBot),
@@ -153,7 +153,7 @@ fn token_from(
     TOKEN_VARIABLES
         .iter()
         .find_map(|name| getenv(name).filter(|value| !value.is_empty()))
-        .ok_or_else(|| "give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token".to_owned())
+        .ok_or_else(|| "give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token".to_owned())
 }
 
 fn main() -> ExitCode {
@@ -246,15 +246,15 @@ mod tests {
         let file = folder("precedence").join("token");
         std::fs::write(&file, "  -from_file\n").unwrap();
         let file = file.to_str().unwrap();
-        let env = || environment(&[("ARENA_BOT_TOKEN", "from_env"), ("ARENA_TOKEN", "older")]);
+        let env = || environment(&[("ARENA_TOKEN", "from_env"), ("ARENA_BOT_TOKEN", "older")]);
         assert_eq!(token_from(Some("-flag"), Some(file), env()).unwrap(), "-flag");
         assert_eq!(token_from(None, Some(file), env()).unwrap(), "-from_file");
         assert_eq!(token_from(None, None, env()).unwrap(), "from_env");
         assert_eq!(token_from(Some(""), None, env()).unwrap(), "from_env");
-        assert_eq!(token_from(None, None, environment(&[("ARENA_TOKEN", "older")])).unwrap(), "older");
+        assert_eq!(token_from(None, None, environment(&[("ARENA_BOT_TOKEN", "older")])).unwrap(), "older");
         assert_eq!(
             token_from(None, None, environment(&[])).unwrap_err(),
-            "give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token"
+            "give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token"
         );
     }
 
@@ -265,7 +265,7 @@ mod tests {
         std::fs::write(&empty, " \n\t").unwrap();
         let (empty, missing) = (empty.to_str().unwrap(), folder.join("missing"));
         let missing = missing.to_str().unwrap();
-        let env = || environment(&[("ARENA_BOT_TOKEN", "from_env")]);
+        let env = || environment(&[("ARENA_TOKEN", "from_env")]);
         assert_eq!(
             token_from(None, Some(missing), env()).unwrap_err(),
             format!("cannot read the token file {missing:?}: No such file or directory")

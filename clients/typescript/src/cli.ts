@@ -6,7 +6,7 @@
  *           [--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]
  *
  * The token comes from --token, else from --token-file (the file's contents, whitespace stripped),
- * else from $ARENA_BOT_TOKEN (or the older $ARENA_TOKEN). The last two keep it out of the process's
+ * else from $ARENA_TOKEN (or its older alias $ARENA_BOT_TOKEN). The last two keep it out of the process's
  * command line, which other local users can read. A token may start with "-".
  *
  * It plays until killed, or until it has finished N matches (then exits 0). One line per event on
@@ -22,7 +22,7 @@ import { STRATEGIES } from './bots';
 
 const USAGE = `usage: bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH]
            [--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]
-the token: --token, else --token-file, else $ARENA_BOT_TOKEN (the last two keep it off the command line)`;
+the token: --token, else --token-file, else $ARENA_TOKEN (the last two keep it off the command line)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -95,7 +95,7 @@ export function parseCommandLine(args: string[]): Options {
 }
 
 /** The environment variables the token may come from, in order. */
-export const TOKEN_VARIABLES = ['ARENA_BOT_TOKEN', 'ARENA_TOKEN'] as const;
+export const TOKEN_VARIABLES = ['ARENA_TOKEN', 'ARENA_BOT_TOKEN'] as const;
 
 /** A token that cannot be had: the message is the one line to print. */
 export class TokenError extends Error {}
@@ -122,7 +122,7 @@ export function tokenFrom(given: string | undefined, path: string | undefined, e
     const value = env[variable];
     if (value) return value;
   }
-  throw new TokenError("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token");
+  throw new TokenError("give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token");
 }
 
 function describe(error: unknown): string {

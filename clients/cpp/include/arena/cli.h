@@ -10,7 +10,7 @@
 namespace arena::cli {
 
 // The environment variables the token may come from, in order.
-inline constexpr const char* kTokenVariables[] = {"ARENA_BOT_TOKEN", "ARENA_TOKEN"};
+inline constexpr const char* kTokenVariables[] = {"ARENA_TOKEN", "ARENA_BOT_TOKEN"};
 
 // "--name=value" as {"--name", "value"}; anything else (including "-x=y") as {arg, nullopt}. A value
 // may start with '-', as a token may.

@@ -4,7 +4,7 @@
 //	        [--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--tls] [--verbose]
 //
 // The token comes from --token, else from --token-file (the file's contents, whitespace stripped),
-// else from $ARENA_BOT_TOKEN (or the older $ARENA_TOKEN). The last two keep it out of the process's
+// else from $ARENA_TOKEN (or its older alias $ARENA_BOT_TOKEN). The last two keep it out of the process's
 // command line, which other local users can read. A token may start with "-" (--token=-x, --token -x).
 //
 // It plays until killed, or until it has finished N matches (then exits 0). One line per event on
@@ -54,7 +54,7 @@ func say(format string, args ...any) {
 }
 
 // tokenVariables are the environment variables the token may come from, in order.
-var tokenVariables = []string{"ARENA_BOT_TOKEN", "ARENA_TOKEN"}
+var tokenVariables = []string{"ARENA_TOKEN", "ARENA_BOT_TOKEN"}
 
 // tokenFrom is the token: given (--token), else the contents of the file at path (--token-file),
 // whitespace stripped, else the first non-empty variable of tokenVariables. The error, one line,
@@ -84,7 +84,7 @@ func tokenFrom(given, path string, getenv func(string) string) (string, error) {
 			return value, nil
 		}
 	}
-	return "", errors.New("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token")
+	return "", errors.New("give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token")
 }
 
 // options is the parsed command line.
@@ -105,7 +105,7 @@ type options struct {
 func parseArgs(flags *flag.FlagSet, args []string) (*options, error) {
 	o := &options{}
 	flags.Var(&o.servers, "server", "arena address HOST:PORT; comma-separated or repeated for fallbacks")
-	flags.StringVar(&o.token, "token", "", "the bot's token (visible to local users: prefer $ARENA_BOT_TOKEN or --token-file)")
+	flags.StringVar(&o.token, "token", "", "the bot's token (visible to local users: prefer $ARENA_TOKEN or --token-file)")
 	flags.StringVar(&o.tokenFile, "token-file", "", "read the bot's token from this file")
 	flags.StringVar(&o.strategy, "strategy", "heuristic", "random or heuristic")
 	flags.IntVar(&o.maxMatches, "max-matches", 0, "exit 0 after this many finished matches (0: play until killed)")

@@ -40,7 +40,7 @@ func TestTheTokenComesFromTheFlagThenTheFileThenTheEnvironment(t *testing.T) {
 	if err := os.WriteFile(file, []byte("  -from_file\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := environment(map[string]string{"ARENA_BOT_TOKEN": "from_env", "ARENA_TOKEN": "older"})
+	env := environment(map[string]string{"ARENA_TOKEN": "from_env", "ARENA_BOT_TOKEN": "older"})
 	cases := []struct {
 		given, path string
 		env         func(string) string
@@ -49,7 +49,7 @@ func TestTheTokenComesFromTheFlagThenTheFileThenTheEnvironment(t *testing.T) {
 		{"-flag", file, env, "-flag"},
 		{"", file, env, "-from_file"},
 		{"", "", env, "from_env"},
-		{"", "", environment(map[string]string{"ARENA_TOKEN": "older"}), "older"},
+		{"", "", environment(map[string]string{"ARENA_BOT_TOKEN": "older"}), "older"},
 	}
 	for _, c := range cases {
 		got, err := tokenFrom(c.given, c.path, c.env)
@@ -58,7 +58,7 @@ func TestTheTokenComesFromTheFlagThenTheFileThenTheEnvironment(t *testing.T) {
 		}
 	}
 	_, err := tokenFrom("", "", environment(nil))
-	if err == nil || err.Error() != "give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token" {
+	if err == nil || err.Error() != "give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token" {
 		t.Errorf("no token anywhere: %v", err)
 	}
 }
@@ -70,7 +70,7 @@ func TestAMissingOrEmptyTokenFileIsAnErrorNamingIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(folder, "missing")
-	env := environment(map[string]string{"ARENA_BOT_TOKEN": "from_env"})
+	env := environment(map[string]string{"ARENA_TOKEN": "from_env"})
 	want := map[string]string{
 		missing: `cannot read the token file "` + missing + `": no such file or directory`,
 		empty:   `the token file "` + empty + `" is empty`,

@@ -1,4 +1,4 @@
-// A complete bot (README.md): lay the highest cards I hold. Run: ARENA_BOT_TOKEN=... go run ./examples/greedy HOST:PORT
+// A complete bot (README.md): lay the highest cards I hold. Run: ARENA_TOKEN=... go run ./examples/greedy HOST:PORT
 package main
 
 import (
@@ -28,9 +28,9 @@ func act(_ context.Context, turn *arenabot.Turn) (string, error) {
 }
 
 func main() {
-	if len(os.Args) != 2 || os.Getenv("ARENA_BOT_TOKEN") == "" {
-		log.Fatal("usage: ARENA_BOT_TOKEN=... greedy HOST:PORT")
+	if len(os.Args) != 2 || os.Getenv("ARENA_TOKEN") == "" {
+		log.Fatal("usage: ARENA_TOKEN=... greedy HOST:PORT")
 	}
-	err := arenabot.Run(context.Background(), act, arenabot.Config{Servers: os.Args[1:2], Token: os.Getenv("ARENA_BOT_TOKEN")})
+	err := arenabot.Run(context.Background(), act, arenabot.Config{Servers: os.Args[1:2], Token: os.Getenv("ARENA_TOKEN")})
 	log.Fatal(err)
 }

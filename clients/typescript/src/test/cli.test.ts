@@ -35,24 +35,24 @@ test('--token=VALUE takes a value starting with a dash', () => {
   assert.equal(parseCommandLine(['--token-file', '-f'])['token-file'], '-f');
 });
 
-test('the token: --token, else --token-file (stripped), else $ARENA_BOT_TOKEN, else $ARENA_TOKEN', () => {
+test('the token: --token, else --token-file (stripped), else $ARENA_TOKEN, else $ARENA_BOT_TOKEN', () => {
   const folder = mkdtempSync(join(tmpdir(), 'arena-token-'));
   const file = join(folder, 'token');
   writeFileSync(file, '  -from_file\n');
-  const env = { ARENA_BOT_TOKEN: 'from_env', ARENA_TOKEN: 'older' };
+  const env = { ARENA_TOKEN: 'from_env', ARENA_BOT_TOKEN: 'older' };
   assert.equal(tokenFrom('-flag', file, env), '-flag');
   assert.equal(tokenFrom(undefined, file, env), '-from_file');
   assert.equal(tokenFrom(undefined, undefined, env), 'from_env');
-  assert.equal(tokenFrom(undefined, undefined, { ARENA_TOKEN: 'older' }), 'older');
-  assert.equal(tokenFrom('', undefined, { ARENA_BOT_TOKEN: 'from_env' }), 'from_env');
-  assert.throws(() => tokenFrom(undefined, undefined, {}), /give the bot's token in \$ARENA_BOT_TOKEN/);
+  assert.equal(tokenFrom(undefined, undefined, { ARENA_BOT_TOKEN: 'older' }), 'older');
+  assert.equal(tokenFrom('', undefined, { ARENA_TOKEN: 'from_env' }), 'from_env');
+  assert.throws(() => tokenFrom(undefined, undefined, {}), /give the bot's token in \$ARENA_TOKEN,/);
 });
 
 test('a missing or empty token file is an error naming it, even with a token in the environment', () => {
   const folder = mkdtempSync(join(tmpdir(), 'arena-token-'));
   const empty = join(folder, 'empty');
   writeFileSync(empty, ' \n\t');
-  const env = { ARENA_BOT_TOKEN: 'from_env' };
+  const env = { ARENA_TOKEN: 'from_env' };
   const missing = join(folder, 'missing');
   assert.throws(() => tokenFrom(undefined, missing, env), {
     message: `cannot read the token file ${JSON.stringify(missing)}: No such file or directory`,

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </pre>
  *
  * <p>The token comes from {@code --token}, else from {@code --token-file} (the file's contents, whitespace stripped),
- * else from {@code $ARENA_BOT_TOKEN} (or the older {@code $ARENA_TOKEN}). The last two keep it out of the process's
+ * else from {@code $ARENA_TOKEN} (or its older alias {@code $ARENA_BOT_TOKEN}). The last two keep it out of the process's
  * command line, which other local users can read. A token may start with '-' ({@code --token=-x} and
  * {@code --token -x} both work).
  *
@@ -37,10 +37,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Main {
     static final String USAGE = "usage: bin/bot --server HOST:PORT[,HOST:PORT...] [--token TOKEN | --token-file PATH] "
             + "[--strategy random|heuristic] [--max-matches N] [--invalid-first] [--concurrency N] [--seed N]\n"
-            + "the token: --token, else --token-file, else $ARENA_BOT_TOKEN "
+            + "the token: --token, else --token-file, else $ARENA_TOKEN "
             + "(the last two keep it off the command line)";
     /** The environment variables the token may come from, in order. */
-    static final List<String> TOKEN_VARIABLES = List.of("ARENA_BOT_TOKEN", "ARENA_TOKEN");
+    static final List<String> TOKEN_VARIABLES = List.of("ARENA_TOKEN", "ARENA_BOT_TOKEN");
 
     private Main() {}
 
@@ -156,7 +156,7 @@ public final class Main {
                 return value;
             }
         }
-        throw new TokenException("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token");
+        throw new TokenException("give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token");
     }
 
     private static long number(String flag, String value) {

@@ -50,16 +50,16 @@ class MainTest {
     void theTokenComesFromTheFlagThenTheFileThenTheEnvironment(@TempDir Path folder) throws Exception {
         Path file = folder.resolve("token");
         Files.writeString(file, "  -from_file\n");
-        Map<String, String> env = Map.of("ARENA_BOT_TOKEN", "from_env", "ARENA_TOKEN", "older");
+        Map<String, String> env = Map.of("ARENA_TOKEN", "from_env", "ARENA_BOT_TOKEN", "older");
         String path = file.toString();
         assertEquals("-flag", Main.tokenFrom("-flag", path, env));
         assertEquals("-from_file", Main.tokenFrom(null, path, env));
         assertEquals("from_env", Main.tokenFrom(null, null, env));
         assertEquals("from_env", Main.tokenFrom("", null, env));
-        assertEquals("older", Main.tokenFrom(null, null, Map.of("ARENA_TOKEN", "older")));
+        assertEquals("older", Main.tokenFrom(null, null, Map.of("ARENA_BOT_TOKEN", "older")));
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
                 () -> Main.tokenFrom(null, null, Map.of()));
-        assertEquals("give the bot's token in $ARENA_BOT_TOKEN, with --token-file PATH, or with --token",
+        assertEquals("give the bot's token in $ARENA_TOKEN, with --token-file PATH, or with --token",
                 none.getMessage());
     }
 
@@ -68,7 +68,7 @@ class MainTest {
         Path empty = folder.resolve("empty");
         Files.writeString(empty, " \n\t");
         String missing = folder.resolve("missing").toString();
-        Map<String, String> env = Map.of("ARENA_BOT_TOKEN", "from_env");
+        Map<String, String> env = Map.of("ARENA_TOKEN", "from_env");
         assertEquals("cannot read the token file '" + missing + "': No such file or directory",
                 assertThrows(Main.TokenException.class, () -> Main.tokenFrom(null, missing, env)).getMessage());
         assertEquals("the token file '" + empty + "' is empty",
