@@ -18,8 +18,8 @@ whose bots have free slots (counted over every node); keep the lease of everythi
   (for one still waiting for its bots) at the next lease refresh.
 - A match that cannot be played as stored (its league's spec does not read, or the game refuses
   it) ends with one ``ABORTED`` result whose ``error`` says why, and is logged: it counts as
-  aborted in the table, and the worker goes on. A scheduled match that does not read is dropped
-  like an unknown one, with the error logged.
+  aborted in the table, and the worker goes on; so does a scheduled match that does not read (its
+  result names the bots it could read, if any).
 """
 
 from __future__ import annotations
@@ -76,6 +76,14 @@ class _Held:
     def deal_size(self) -> int:
         """How many matches play the match's deal."""
         return self.league.deal_size
+
+
+def _stand_in(held: _Held, scheduled: Any) -> MatchSpec:
+    """A match spec for a stored match that does not read, to end it with one aborted result: its
+    id, and its bots if they read (a result without them counts for no bot)."""
+    raw = scheduled.get("bots") if isinstance(scheduled, dict) else None
+    bots = tuple(raw) if isinstance(raw, list) and all(isinstance(b, str) for b in raw) else ()
+    return MatchSpec(held.match_id, held.league_id, 0, "", bots, 0, held.match_id)
 
 
 class RefereeWorker:
@@ -280,12 +288,13 @@ class RefereeWorker:
             if scheduled is None:  # unknown: nothing to do
                 drop.append(held.entry_id)
                 continue
+            broken = ""
             try:
                 held.spec = MatchSpec.from_dict(scheduled)
             except (KeyError, TypeError, ValueError) as error:
-                log.error("match %s of league %s does not read (%r): dropped", held.match_id, held.league_id, error)
-                drop.append(held.entry_id)
-                continue
+                broken = f"match {held.match_id} of league {held.league_id} does not read: {error}"[:300]
+                log.error("%s: it ends aborted", broken)
+                held.spec = _stand_in(held, scheduled)
             if held.league_id not in leagues:
                 league: PlaySpec | str
                 try:
@@ -304,8 +313,8 @@ class RefereeWorker:
                 del self.held[held.entry_id]
             elif cancelled:  # dropped unplayed
                 drop.append(held.entry_id)
-            elif isinstance(league, str):
-                unplayable.append((held, league))
+            elif broken or isinstance(league, str):
+                unplayable.append((held, broken or str(league)))
             elif held.ladder and await self.leagues.retired(held.spec.bots):
                 retired.append(held)
         if retired:

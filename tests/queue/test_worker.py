@@ -162,3 +162,40 @@ async def test_a_malformed_stored_spec_ends_each_match_with_one_aborted_result_n
     assert all(r["termination"] != "aborted" for r in await leagues.results("L5"))
     assert (await queue.depth())[0] == 0
     assert "L4" in caplog.text and "'soon'" in caplog.text
+
+
+async def test_a_scheduled_match_that_does_not_read_ends_with_one_aborted_result_naming_it(
+    arena: Arena, store: tuple[MatchQueue, LeagueStore]
+) -> None:
+    """A stored match whose spec does not read (here an index that is no number) gets one aborted
+    result whose error names the value, so its league still finishes (it used to be dropped, leaving
+    the league one match short for ever)."""
+    queue, leagues = store
+    for name in ("m", "n"):
+        await arena.connect(name, capacity=8)
+    good = MatchSpec("L6-0", "L6", 0, "5211", ("m", "n"), 0, "L6-d0").to_dict()
+    bad = MatchSpec("L6-1", "L6", 1, "5211", ("m", "n"), 1, "L6-d1").to_dict() | {"index": "first"}
+    await queue.ensure_group()
+    spec = {"game": "5211", "players": 2}
+    assert await leagues.create("L6", spec, [good, bad], secrets.token_bytes(SECRET_BYTES)) == "L6"
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-6", default_game=DEFAULT_GAME, lease_seconds=5)
+
+    async def finished() -> bool:
+        return (await leagues.progress("L6"))[1] == 2
+
+    state = {"done": False}
+
+    async def poll() -> None:
+        while not state["done"]:
+            state["done"] = await finished()
+            await asyncio.sleep(0.05)
+
+    poller = asyncio.ensure_future(poll())
+    await run_worker(worker, lambda: state["done"] or poller.done(), 15)
+    await poller
+    results = {r["match_id"]: r for r in await leagues.results("L6")}
+    assert sorted(results) == ["L6-0", "L6-1"]
+    assert results["L6-0"]["termination"] != "aborted"
+    assert results["L6-1"]["termination"] == "aborted"
+    assert "'first'" in results["L6-1"]["error"] and "L6-1" in results["L6-1"]["error"], results["L6-1"]
+    assert (await queue.depth())[0] == 0
