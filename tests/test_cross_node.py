@@ -30,6 +30,7 @@ from tests.grpc.harness import start_node as start_serve_node
 from tests.grpc.rawbot import RawBot
 
 
+@pytest.mark.slow
 async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: EmbeddedRedis, tmp_path: Path) -> None:
     ports = [free_port(), free_port(), free_port()]
     addresses = [f"127.0.0.1:{port}" for port in ports]
@@ -90,6 +91,7 @@ async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: Embedde
                 process.kill()
 
 
+@pytest.mark.slow
 async def test_a_relayed_seat_follows_its_bot_to_another_node_mid_request(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:
@@ -155,6 +157,7 @@ async def in_process_node(redis_url: str, node_id: str, data: Path) -> AsyncIter
         await running.stop(0.5)
 
 
+@pytest.mark.slow
 async def test_every_node_lists_and_explains_the_matches_running_on_another(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:

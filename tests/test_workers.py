@@ -86,6 +86,7 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
     assert "Traceback" not in (tmp_path / "serve.log").read_text()
 
 
+@pytest.mark.slow
 async def test_a_match_started_on_one_node_is_refereed_on_the_node_of_its_bots(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:
