@@ -174,6 +174,11 @@ async def test_every_node_lists_and_explains_the_matches_running_on_another(
         # Once node A has stopped (its matches aborted and recorded), node B lists them as finished.
         listed = (await on_b.ListMatches(match_pb2.ListMatchesRequest())).matches
         assert [m.state for m in listed] == [match_pb2.MATCH_STATE_FINISHED]
+        client = connect(redis7.url)
+        try:  # a node stopping unlists its matches itself (the live nodes' sweep forgets it in the node list)
+            assert set(await client.keys("arena:running*")) <= {b"arena:running-nodes"}
+        finally:
+            await client.aclose()
 
 
 async def a_runs_matches_that_b_lists(

@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 START_ELSEWHERE_SECONDS = 10.0
 """How long a start passed on to the bots' node may take to be answered."""
+CHORE_SECONDS = 2.0
+"""How long a node stopping waits for its matches' last store writes."""
 WATCH_QUEUE_LIMIT = 1024
 """Events buffered per spectator; a spectator this far behind is dropped."""
 
@@ -474,14 +476,16 @@ class MatchManager:
                 running.watchers.remove(queue)
 
     async def shutdown(self, grace_seconds: float) -> None:
-        """Let running matches finish for up to ``grace_seconds``, then abort the rest (recorded)."""
+        """Let running matches finish for up to ``grace_seconds``, then abort the rest (recorded);
+        then give their store writes (slots freed, matches unlisted) up to ``CHORE_SECONDS``."""
         tasks = [m.task for m in self.running.values()]
-        if not tasks:
-            return
-        _, pending = await asyncio.wait(tasks, timeout=grace_seconds)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=grace_seconds)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        if self._chores:
+            await asyncio.wait(list(self._chores), timeout=CHORE_SECONDS)
 
 
 def _sealed(match_id: str) -> MatchSealedError:
