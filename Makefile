@@ -65,7 +65,7 @@ proto-release: $(STAMP) ## Record the current wire contract as the released one 
 	$(BIN)/buf build -o proto/released.binpb
 
 test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute: one worker a core)
-	$(BIN)/pytest -q -n 2 -m "not slow" tests/games tests/league tests/wire tests/referee
+	$(BIN)/pytest -q -n 2 -m "not slow" tests/games tests/league tests/wire tests/referee tests/service tests/store
 
 chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the store's host crashing mid-league
 	$(PY) benchmarks/chaos.py

@@ -30,6 +30,7 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── MatchNotFoundError (also KeyError)   no match with that id on this node
     ├── InvalidPageTokenError (ValueError)   a page token that no list gave
     ├── MatchNotFinishedError                a running match's record is not released before its end
+    │   └── MatchElsewhereError              it runs on another node of the arena (named)
     ├── MatchSealedError                     a rotation of a duplicate deal still being played
     ├── LeagueNotFoundError (also KeyError)  no league with that id (arena.service.leagues)
     │   └── LadderNotFoundError              no ladder with that id (arena.service.ladders)
@@ -176,6 +177,15 @@ class InvalidPageTokenError(ArenaError, ValueError):
 
 class MatchNotFinishedError(ArenaError):
     """The record of a running match is not released before its end (it would leak hidden state)."""
+
+
+class MatchElsewhereError(MatchNotFinishedError):
+    """The match runs on another node of the arena: only that node streams it (``node``, ``address``)."""
+
+    def __init__(self, message: str, node: str, address: str) -> None:
+        super().__init__(message)
+        self.node = node
+        self.address = address
 
 
 class MatchSealedError(ArenaError):

@@ -4,29 +4,37 @@ the node refereeing the match reaches the others' bots through their nodes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
+import pytest
 
 from arena.cli.admin import create_league, register_bot
+from arena.errors import NotFoundError
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.serve.launch import stop
+from arena.serve.server import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
-from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
+from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.web.data import SiteData
 from arena.wire import record as wire_record
-from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
+from tests.grpc.harness import ADMIN, ADMIN_METADATA
+from tests.grpc.harness import start_node as start_serve_node
 from tests.grpc.rawbot import RawBot
 
 
+@pytest.mark.slow
 async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: EmbeddedRedis, tmp_path: Path) -> None:
     ports = [free_port(), free_port(), free_port()]
     addresses = [f"127.0.0.1:{port}" for port in ports]
-    nodes = [start_node(redis7.url, f"node-{i}", port, tmp_path / f"n{i}") for i, port in enumerate(ports)]
+    nodes = [start_serve_node(redis7.url, f"node-{i}", port, tmp_path / f"n{i}") for i, port in enumerate(ports)]
     bots: list[subprocess.Popen[bytes]] = []
     client = connect(redis7.url)
     try:
@@ -83,12 +91,13 @@ async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: Embedde
                 process.kill()
 
 
+@pytest.mark.slow
 async def test_a_relayed_seat_follows_its_bot_to_another_node_mid_request(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:
     ports = [free_port(), free_port()]
     addresses = [f"127.0.0.1:{port}" for port in ports]
-    nodes = [start_node(redis7.url, f"node-{i}", port, tmp_path / f"n{i}") for i, port in enumerate(ports)]
+    nodes = [start_serve_node(redis7.url, f"node-{i}", port, tmp_path / f"n{i}") for i, port in enumerate(ports)]
     client = connect(redis7.url)
     bots: list[RawBot] = []
     try:
@@ -127,3 +136,120 @@ async def test_a_relayed_seat_follows_its_bot_to_another_node_mid_request(
         await client.aclose()
         for process in nodes:
             stop(process, 15)
+
+
+@contextlib.asynccontextmanager
+async def in_process_node(redis_url: str, node_id: str, data: Path) -> AsyncIterator[RunningNode]:
+    """A real ``arena serve`` node in this event loop, on a shared external Redis."""
+    config = ServeConfig(
+        address="127.0.0.1:0",
+        redis_url=redis_url,
+        admin_token=ADMIN,
+        open_registration=True,
+        metrics_address=None,
+        node_id=node_id,
+        data_dir=data,
+    )
+    running = await start_node(config)
+    try:
+        yield running
+    finally:
+        await running.stop(0.5)
+
+
+@pytest.mark.slow
+async def test_every_node_lists_and_explains_the_matches_running_on_another(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    async with (
+        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
+        grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
+    ):
+        on_b = match_pb2_grpc.MatchServiceStub(to_b)
+        async with (
+            in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        ):
+            await a_runs_matches_that_b_lists(to_a, on_b, a.port, SiteData(b.node))
+        # Once node A has stopped (its matches aborted and recorded), node B lists them as finished.
+        listed = (await on_b.ListMatches(match_pb2.ListMatchesRequest())).matches
+        assert [m.state for m in listed] == [match_pb2.MATCH_STATE_FINISHED]
+        client = connect(redis7.url)
+        try:  # a node stopping unlists its matches itself (the live nodes' sweep forgets it in the node list)
+            assert set(await client.keys("arena:running*")) <= {b"arena:running-nodes"}
+        finally:
+            await client.aclose()
+
+
+async def a_runs_matches_that_b_lists(
+    to_a: grpc.aio.Channel, on_b: match_pb2_grpc.MatchServiceStub, port: int, site_b: SiteData
+) -> None:
+    """Two matches run on node A between silent bots connected there: one plain, one sealed."""
+    registry = registry_pb2_grpc.RegistryServiceStub(to_a)
+    bots: list[RawBot] = []
+    try:
+        for name in ("x", "y"):
+            token = (await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=name))).token
+            bots.append(RawBot(f"127.0.0.1:{port}", token, chooser=lambda _request: None).start())
+        await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+        tc = common_pb2.TimeControl()
+        tc.decision_allowance.seconds = 60
+        on_a = match_pb2_grpc.MatchServiceStub(to_a)
+        plain = await on_a.StartMatch(
+            match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=3, time_control=tc),
+            metadata=ADMIN_METADATA,
+        )
+        sealed = await on_a.StartMatch(
+            match_pb2.StartMatchRequest(
+                game="5211", bot_names=["y", "x"], seed=3, time_control=tc, seal="deal", seal_size=2
+            ),
+            metadata=ADMIN_METADATA,
+        )
+        running = match_pb2.ListMatchesRequest(state=match_pb2.MATCH_STATE_RUNNING)
+        here = (await on_a.ListMatches(running)).matches
+        assert {m.match_id for m in here} == {plain.match_id, sealed.match_id}
+        there: list[match_pb2.MatchSummary] = []
+        for _ in range(100):
+            there = list((await on_b.ListMatches(running)).matches)
+            if len(there) == 2:
+                break
+            await asyncio.sleep(0.05)
+        # Node B lists node A's matches exactly as node A does: no more, no less (the sealed
+        # one's summary included, which says nothing of its cards).
+        assert there == list(here)
+        assert [(m.game, list(m.bot_names), m.state) for m in there if m.match_id == plain.match_id] == [
+            ("5211", ["x", "y"], match_pb2.MATCH_STATE_RUNNING)
+        ]
+        # Filters apply to other nodes' matches too, before the page is cut.
+        mine = await on_b.ListMatches(match_pb2.ListMatchesRequest(bot_name="x", game="5211", page_size=1))
+        assert [m.match_id for m in mine.matches] == [here[0].match_id] and mine.next_page_token
+        following = await on_b.ListMatches(
+            match_pb2.ListMatchesRequest(bot_name="x", game="5211", page_size=1, page_token=mine.next_page_token)
+        )
+        assert [m.match_id for m in following.matches] == [here[1].match_id]
+        none = await on_b.ListMatches(match_pb2.ListMatchesRequest(bot_name="nobody", state=running.state))
+        assert not none.matches
+        # So does node B's web site: its home page and the match's page (not the sealed one's).
+        assert {m["match_id"] for m in (await site_b.overview())["running"]} == {plain.match_id, sealed.match_id}
+        assert (await site_b.match(plain.match_id))["state"] == "running"
+        with pytest.raises(NotFoundError, match="duplicate deal"):
+            await site_b.match(sealed.match_id)
+        # Watching or fetching it on node B says where it runs, or that it is sealed, as node A would.
+        with pytest.raises(grpc.aio.AioRpcError) as watched:
+            async for _ in on_b.WatchMatch(match_pb2.WatchMatchRequest(match_id=plain.match_id)):
+                pass
+        assert watched.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "node-a" in (watched.value.details() or "")
+        with pytest.raises(grpc.aio.AioRpcError) as fetched:
+            await on_b.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=plain.match_id))
+        assert fetched.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        for stub in (on_a, on_b):
+            with pytest.raises(grpc.aio.AioRpcError) as hidden:
+                async for _ in stub.WatchMatch(match_pb2.WatchMatchRequest(match_id=sealed.match_id)):
+                    pass
+            assert hidden.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert "duplicate deal" in (hidden.value.details() or "")
+            assert "node-a" not in (hidden.value.details() or "")
+    finally:
+        for bot in bots:
+            await bot.stop()

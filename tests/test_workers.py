@@ -86,6 +86,7 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
     assert "Traceback" not in (tmp_path / "serve.log").read_text()
 
 
+@pytest.mark.slow
 async def test_a_match_started_on_one_node_is_refereed_on_the_node_of_its_bots(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:
@@ -113,8 +114,14 @@ async def test_a_match_started_on_one_node_is_refereed_on_the_node_of_its_bots(
             running = match_pb2.ListMatchesRequest(state=match_pb2.MATCH_STATE_RUNNING)
             on_home = await match_pb2_grpc.MatchServiceStub(home).ListMatches(running)
             on_first = await match_pb2_grpc.MatchServiceStub(first).ListMatches(running)
-        assert [m.match_id for m in on_home.matches] == [started.match_id]
-        assert not on_first.matches
+            # Every node lists it; the one it was asked of says that its bots' node referees it.
+            with pytest.raises(grpc.aio.AioRpcError) as asked:
+                await match_pb2_grpc.MatchServiceStub(first).GetMatchRecord(
+                    match_pb2.GetMatchRecordRequest(match_id=started.match_id)
+                )
+        assert [m.match_id for m in on_home.matches] == [started.match_id] == [m.match_id for m in on_first.matches]
+        assert asked.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "on node 'node-1'" in (asked.value.details() or "")
     finally:
         for bot in silent:
             await bot.stop()

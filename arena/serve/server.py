@@ -38,6 +38,7 @@ from arena.store.match_queue import MatchQueue
 from arena.store.nodes import NodeRegistry
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
 from arena.store.relay import RelayStore
+from arena.store.running import RunningIndex
 from arena.store.slots import SlotBroker
 from arena.web.site import WebServer, start_web
 
@@ -230,6 +231,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     node.matches.relay = relay
     relay.adopt = node.matches.adopt
     node.matches.slots = SlotBroker(client)
+    node.matches.listing = listing = RunningIndex(client, node_id)
 
     async def arrived(name: str) -> None:
         """A bot connected: say where it is, queue again what was parked for it, wake the workers."""
@@ -249,6 +251,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
             relay.directory.here({s.name: s.capacity for s in connected}, {s.name: s.games for s in connected})
         )
         relay.send_soon(node.matches.refresh_slots())
+        relay.send_soon(listing.sweep())
         return {
             "connected_bots": len(hub.connected()),
             "active_matches": len(node.matches.running),
@@ -260,6 +263,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     # The id is claimed before the worker reads the queue under it; listed from the moment it serves.
     await node.nodes.claim(load())
     started.push_async_callback(node.nodes.release)
+    await listing.clear()  # what an earlier instance under this id left listed
     metrics_port = None
     if config.metrics_address:
         host, _, port = config.metrics_address.rpartition(":")

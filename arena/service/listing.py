@@ -1,11 +1,13 @@
 """Match lists: running, queued (PENDING) and finished matches, filtered before they are paged.
 
-A list walks the phases in order (:class:`Phase`): this node's running matches, then the queued
+A list walks the phases in order (:class:`Phase`): the running matches (with Redis, every node's,
+from the running index of :mod:`arena.store.running`; without, this node's), then the queued
 matches of active leagues, then the finished ones from the record store's index for the filters.
 The filters apply inside each phase before a page is cut, so no page misses a match. Each call does
-bounded work: the running part is this node's matches, the finished part one index range, the
-queued part at most ``PENDING_SCAN`` schedule slots; a page cut short by that bound still carries a
-page token, and the next call goes on from there.
+bounded work: the running part is one range of the running index (at most its ``SCAN`` entries)
+or this node's matches, the finished part one index range, the queued part at most
+``PENDING_SCAN`` schedule slots; a page cut short by such a bound still carries a page token, and
+the next call goes on from there.
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ def _bad_token(token: str) -> str:
 
 
 class MatchLister:
-    """Pages of match summaries for a node's matches and, with Redis, its arena's leagues."""
+    """Pages of match summaries for a node's matches and, with Redis, its arena's (every node's
+    running matches, the leagues' queued ones, every finished one)."""
 
     def __init__(self, matches: MatchManager, leagues: LeagueService | None) -> None:
         self.matches = matches
@@ -93,7 +96,10 @@ class MatchLister:
                     return await self._dated(page), ListPosition(Phase.PENDING, resume)
                 continue
             if phase is Phase.RUNNING:
-                found = self.matches.running_page(query, position, need + 1)
+                found, resume = await self.matches.running_list(query, position, need + 1)
+                if resume is not None:
+                    page += found
+                    return await self._dated(page), ListPosition(Phase.RUNNING, resume)
             else:
                 found = await self.matches.store.page(query, position, need + 1)
             if len(found) > need:

@@ -20,6 +20,7 @@ from arena.errors import (
     BotBusyError,
     BotUnavailableError,
     GameSetupError,
+    MatchElsewhereError,
     MatchNotFinishedError,
     MatchNotFoundError,
     MatchSealedError,
@@ -32,13 +33,16 @@ from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
-from arena.store.match_index import MatchInfo, MatchQuery, Position, index_names
+from arena.store.match_index import MatchInfo, MatchQuery, Phase, Position, index_names
+from arena.store.running import RunningIndex
 from arena.store.slots import SlotBroker, Slots
 
 log = logging.getLogger(__name__)
 
 START_ELSEWHERE_SECONDS = 10.0
 """How long a start passed on to the bots' node may take to be answered."""
+CHORE_SECONDS = 2.0
+"""How long a node stopping waits for its matches' last store writes."""
 WATCH_QUEUE_LIMIT = 1024
 """Events buffered per spectator; a spectator this far behind is dropped."""
 
@@ -168,6 +172,8 @@ class MatchManager:
         self.store: RecordStore = store or MemoryRecordStore()
         self.slots: SlotBroker | None = None
         """Set on a node with Redis: a bot's matches at once are counted over every node."""
+        self.listing: RunningIndex | None = None
+        """Set on a node with Redis: every node's running matches, listed for every node."""
         self.running: dict[str, RunningMatch] = {}
         self._chores: set[asyncio.Task[None]] = set()
         self._seals: dict[str, list[int]] = {}
@@ -268,6 +274,16 @@ class MatchManager:
                 raise BotAbsentError(bot)
             if verdict is Slots.BUSY:
                 raise BotBusyError(bot, "it plays as many as it asked for")
+        if self.listing is not None:
+            listed = MatchInfo(
+                match_id, game_name, list(bots), dict(options or {}), tc, None, self.clock.wall(), 0.0, Phase.RUNNING
+            )
+            try:  # before the match runs, so that its end is unlisted after this
+                await self.listing.started(listed, sealed=seal is not None)
+            except Exception:
+                if self.slots is not None:
+                    self._chore(self.slots.release(match_id, list(bots)))
+                raise
         seats: list[RemoteSeat | RelaySeat] = []
         for index, name in enumerate(bots):
             if name in elsewhere and self.relay is not None:
@@ -319,6 +335,8 @@ class MatchManager:
         finally:
             if self.slots is not None:
                 self._chore(self.slots.release(setup.match_id, setup.players))
+            if self.listing is not None:
+                self._chore(self.listing.ended(MatchInfo.of_record(match.record)))
             running = self.running.pop(setup.match_id, None)
             self._ended.set()
             self._ended = asyncio.Event()
@@ -371,6 +389,16 @@ class MatchManager:
             except asyncio.QueueFull:
                 running.watchers.remove(watcher)
 
+    async def running_list(
+        self, query: MatchQuery, after: Position | None, limit: int
+    ) -> tuple[list[MatchInfo], Position | None]:
+        """Up to ``limit`` running matches fitting ``query``, newest started first, after ``after``:
+        every node's with Redis (``RunningIndex.page``: the position to go on from, when its scan
+        bound cut the list short), else this node's (no position)."""
+        if self.listing is not None:
+            return await self.listing.page(query, after, limit)
+        return self.running_page(query, after, limit), None
+
     def running_page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
         """Up to ``limit`` of this node's running matches fitting ``query``, newest started first,
         after ``after`` (bounded by its bots' capacity)."""
@@ -381,10 +409,11 @@ class MatchManager:
         return [i for i in running if after is None or i.position < after][:limit]
 
     async def summary(self, match_id: str) -> MatchInfo:
-        """The summary of a match running here or finished, with the errors of ``watch``."""
+        """The summary of a match running here or finished, with the errors of ``watch`` (and
+        ``MatchElsewhereError`` for one running on another node: watch it there)."""
         running = self.running.get(match_id)
         if running is None:
-            return MatchInfo.of_record(await self.record(match_id))
+            return MatchInfo.of_record(await self.record(match_id, watching=True))
         if running.seal is not None:
             raise _sealed(match_id)
         return MatchInfo.of_record(running.match.record, running=True)
@@ -400,14 +429,27 @@ class MatchManager:
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 
-    async def record(self, match_id: str) -> MatchRecord:
-        """The full record of a finished match."""
+    async def record(self, match_id: str, watching: bool = False) -> MatchRecord:
+        """The full record of a finished match. Raises ``MatchNotFinishedError`` for a running one
+        (``MatchElsewhereError`` if it runs on another node, ``MatchSealedError`` instead when
+        ``watching`` a sealed one there), ``MatchSealedError`` for a held one, else ``MatchNotFoundError``."""
         if match_id in self.running:
             raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
         record = await self.store.get(match_id)
         if record is None:
             if await self.store.held(match_id) is not None:
                 raise _sealed(match_id)
+            entry = await self.listing.find(match_id) if self.listing is not None else None
+            if entry is not None and self.listing is not None and entry.node != self.listing.node_id:
+                if watching and entry.sealed:
+                    raise _sealed(match_id)
+                where = f"on node {entry.node[:80]!r} (at {entry.address[:80]})"
+                text = (
+                    f"match {match_id} runs {where}: only its referee's node streams it, watch it there"
+                    if watching
+                    else f"match {match_id} is still running {where}; its record is released at the end"
+                )
+                raise MatchElsewhereError(text, entry.node, entry.address)
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 
@@ -434,14 +476,16 @@ class MatchManager:
                 running.watchers.remove(queue)
 
     async def shutdown(self, grace_seconds: float) -> None:
-        """Let running matches finish for up to ``grace_seconds``, then abort the rest (recorded)."""
+        """Let running matches finish for up to ``grace_seconds``, then abort the rest (recorded);
+        then give their store writes (slots freed, matches unlisted) up to ``CHORE_SECONDS``."""
         tasks = [m.task for m in self.running.values()]
-        if not tasks:
-            return
-        _, pending = await asyncio.wait(tasks, timeout=grace_seconds)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=grace_seconds)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        if self._chores:
+            await asyncio.wait(list(self._chores), timeout=CHORE_SECONDS)
 
 
 def _sealed(match_id: str) -> MatchSealedError:

@@ -73,24 +73,29 @@ class MatchServiceServicer:
 
     def GetMatchRecord(self, request, context):
         """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
-        match has not ended; NOT_FOUND for an unknown id.
+        match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
+        unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Summaries of matches, filtered then paged: running ones first (newest started first), then
-        queued league matches (PENDING; newest league first, each in the order it plays them), then
-        finished ones (newest ended first). A page may hold fewer than page_size summaries while
-        next_page_token is set (the server bounds the work of one call); keep paging until it is empty.
+        """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
+        nodes sharing one Redis; newest started first), then queued league matches (PENDING; newest
+        league first, each in the order it plays them), then finished ones (newest ended first). A
+        page may hold fewer than page_size summaries while next_page_token is set (the server bounds
+        the work of one call); keep paging until it is empty.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def WatchMatch(self, request, context):
-        """A live stream of a match's public events: no hand and no choice before its reveal, ever.
+        """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
+        the node refereeing a running match streams it: asked of another node of the arena, the call
+        fails with FAILED_PRECONDITION naming the referee's node id and address (a rotation of a sealed
+        deal still being played is FAILED_PRECONDITION on every node, naming no node).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -49,16 +49,22 @@ class MatchServiceStub:
     """
     GetMatchRecord: _grpc.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
-    match has not ended; NOT_FOUND for an unknown id.
+    match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
+    unknown id.
     """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]
-    """Summaries of matches, filtered then paged: running ones first (newest started first), then
-    queued league matches (PENDING; newest league first, each in the order it plays them), then
-    finished ones (newest ended first). A page may hold fewer than page_size summaries while
-    next_page_token is set (the server bounds the work of one call); keep paging until it is empty.
+    """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
+    nodes sharing one Redis; newest started first), then queued league matches (PENDING; newest
+    league first, each in the order it plays them), then finished ones (newest ended first). A
+    page may hold fewer than page_size summaries while next_page_token is set (the server bounds
+    the work of one call); keep paging until it is empty.
     """
     WatchMatch: _grpc.UnaryStreamMultiCallable[_match_pb2.WatchMatchRequest, _match_pb2.WatchMatchResponse]
-    """A live stream of a match's public events: no hand and no choice before its reveal, ever."""
+    """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
+    the node refereeing a running match streams it: asked of another node of the arena, the call
+    fails with FAILED_PRECONDITION naming the referee's node id and address (a rotation of a sealed
+    deal still being played is FAILED_PRECONDITION on every node, naming no node).
+    """
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
@@ -73,16 +79,22 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """
     GetMatchRecord: _aio.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]  # type: ignore[assignment]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
-    match has not ended; NOT_FOUND for an unknown id.
+    match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
+    unknown id.
     """
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]  # type: ignore[assignment]
-    """Summaries of matches, filtered then paged: running ones first (newest started first), then
-    queued league matches (PENDING; newest league first, each in the order it plays them), then
-    finished ones (newest ended first). A page may hold fewer than page_size summaries while
-    next_page_token is set (the server bounds the work of one call); keep paging until it is empty.
+    """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
+    nodes sharing one Redis; newest started first), then queued league matches (PENDING; newest
+    league first, each in the order it plays them), then finished ones (newest ended first). A
+    page may hold fewer than page_size summaries while next_page_token is set (the server bounds
+    the work of one call); keep paging until it is empty.
     """
     WatchMatch: _aio.UnaryStreamMultiCallable[_match_pb2.WatchMatchRequest, _match_pb2.WatchMatchResponse]  # type: ignore[assignment]
-    """A live stream of a match's public events: no hand and no choice before its reveal, ever."""
+    """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
+    the node refereeing a running match streams it: asked of another node of the arena, the call
+    fails with FAILED_PRECONDITION naming the referee's node id and address (a rotation of a sealed
+    deal still being played is FAILED_PRECONDITION on every node, naming no node).
+    """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     """Starting, listing, watching and fetching matches."""
@@ -106,7 +118,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_match_pb2.GetMatchRecordResponse, _abc.Awaitable[_match_pb2.GetMatchRecordResponse]]:
         """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
-        match has not ended; NOT_FOUND for an unknown id.
+        match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
+        unknown id.
         """
 
     @_abc_1.abstractmethod
@@ -115,10 +128,11 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_pb2.ListMatchesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_pb2.ListMatchesResponse, _abc.Awaitable[_match_pb2.ListMatchesResponse]]:
-        """Summaries of matches, filtered then paged: running ones first (newest started first), then
-        queued league matches (PENDING; newest league first, each in the order it plays them), then
-        finished ones (newest ended first). A page may hold fewer than page_size summaries while
-        next_page_token is set (the server bounds the work of one call); keep paging until it is empty.
+        """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
+        nodes sharing one Redis; newest started first), then queued league matches (PENDING; newest
+        league first, each in the order it plays them), then finished ones (newest ended first). A
+        page may hold fewer than page_size summaries while next_page_token is set (the server bounds
+        the work of one call); keep paging until it is empty.
         """
 
     @_abc_1.abstractmethod
@@ -127,6 +141,10 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_pb2.WatchMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_match_pb2.WatchMatchResponse], _abc.AsyncIterator[_match_pb2.WatchMatchResponse]]:
-        """A live stream of a match's public events: no hand and no choice before its reveal, ever."""
+        """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
+        the node refereeing a running match streams it: asked of another node of the arena, the call
+        fails with FAILED_PRECONDITION naming the referee's node id and address (a rotation of a sealed
+        deal still being played is FAILED_PRECONDITION on every node, naming no node).
+        """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

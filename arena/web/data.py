@@ -2,9 +2,9 @@
 
 Every function here answers one page (and the JSON API behind it) with a JSON-ready dict. Each
 reads a bounded amount: a page of a match index, the most recent leagues, one league's results
-(bounded by the largest league a node schedules), this node's connected bots and running matches,
-never a scan of the whole store. Finished replays are computed off the event loop and kept for the
-last ``REPLAY_CACHE_SIZE`` matches asked (records never change).
+(bounded by the largest league a node schedules), this node's connected bots, a page of the running
+matches (every node's, with Redis), never a scan of the whole store. Finished replays are computed
+off the event loop and kept for the last ``REPLAY_CACHE_SIZE`` matches asked (records never change).
 
 A competition's board (:func:`league_board`, :func:`ladder_board`) has one shape for leagues and
 ladders: ``kind``, ``id``, ``name``, ``game``, ``state``, ``rows`` and the chart's ``series``. A
@@ -26,6 +26,7 @@ from arena.errors import (
     BadFilterError,
     LadderNotFoundError,
     LeaguesUnavailableError,
+    MatchElsewhereError,
     NotFoundError,
     NotRegisteredForGameError,
     echo,
@@ -56,6 +57,9 @@ RECENT_LEAGUES = 20
 RECENT_LADDERS = 20
 RECENT_MATCHES = 20
 RUNNING_SHOWN = 50
+LEAGUE_RUNNING_SHOWN = 500
+"""Running matches a league's match list shows (before its results)."""
+_SEALED = "match {} is not shown until its duplicate deal is over"
 BOTS_SHOWN = 200
 CHART_LEADERS = 5
 CHART_POINTS = 60
@@ -99,7 +103,7 @@ class SiteData:
             }
             for e in catalogue.ENTRIES
         ]
-        running = node.matches.running_page(MatchQuery(), None, RUNNING_SHOWN)
+        running, _ = await node.matches.running_list(MatchQuery(), None, RUNNING_SHOWN)
         bots = sorted(node.hub.connected(), key=lambda s: s.name)[:BOTS_SHOWN]
         queue: dict[str, Any] | None = None
         leagues: list[dict[str, Any]] = []
@@ -339,7 +343,8 @@ class SiteData:
         return MatchLister(self.node.matches, self.node.leagues)
 
     async def _league_matches(self, league: str, game: str, bot: str, phase: Phase | None, page: str) -> dict[str, Any]:
-        """A league's matches: its running ones on this node, then its results (newest first), by offset."""
+        """A league's matches: its running ones (up to ``LEAGUE_RUNNING_SHOWN``, every node's with
+        Redis), then its results (newest first), by offset."""
         try:
             offset = int(page or 0)
         except ValueError as error:
@@ -353,10 +358,9 @@ class SiteData:
             return {"matches": [], "next_page": ""}
         rows: list[dict[str, Any]] = []
         if phase is not Phase.FINISHED:
-            for running in self.node.matches.running.values():
-                setup = running.setup
-                if setup.match_id.startswith(f"{info.league_id}.") and (not bot or bot in setup.players):
-                    rows.append(match_json(MatchInfo.of_record(running.match.record, running=True)))
+            query = MatchQuery(bot=bot, phase=Phase.RUNNING, league=info.league_id)
+            running, _ = await self.node.matches.running_list(query, None, LEAGUE_RUNNING_SHOWN)
+            rows += [match_json(i) for i in running]
         if phase is not Phase.RUNNING:
             stored_results = await leagues.store.results(info.league_id)
             per_deal = Counter(str(r.get("deal_id")) for r in stored_results)
@@ -371,20 +375,25 @@ class SiteData:
         return {"matches": shown, "next_page": str(offset + PAGE_SIZE) if more else ""}
 
     async def match(self, match_id: str) -> dict[str, Any]:
-        """A match: running on this node (live), or finished (its summary, faults and replay address)."""
+        """A match: running (on any node, with Redis), or finished (its summary, faults and replay address)."""
         match_id = match_id[:MAX_FILTER]
         running = self.node.matches.running.get(match_id)
         if running is not None:
             if running.seal is not None:
-                raise NotFoundError(f"match {echo(match_id)} is not shown until its duplicate deal is over")
+                raise NotFoundError(_SEALED.format(echo(match_id)))
             info = MatchInfo.of_record(running.match.record, running=True)
             return match_json(info) | {"faults": []}
         try:
             record = await self.node.matches.record(match_id)
+        except MatchElsewhereError as error:
+            elsewhere = await self.node.matches.listing.find(match_id) if self.node.matches.listing else None
+            if elsewhere is None:  # it ended meanwhile
+                raise NotFoundError(f"no match {echo(match_id)} running or finished now: reload the page") from error
+            if elsewhere.sealed:
+                raise NotFoundError(_SEALED.format(echo(match_id))) from error
+            return match_json(elsewhere.info) | {"faults": []}
         except KeyError as error:
-            raise NotFoundError(
-                f"no finished match {echo(match_id)} (a running match is shown by the node that referees it)"
-            ) from error
+            raise NotFoundError(f"no finished match {echo(match_id)}, and none running") from error
         except ArenaError as error:
             raise NotFoundError(str(error)) from error
         info = MatchInfo.of_record(record)

@@ -18,12 +18,24 @@ from arena.games import GAMES, GameRules, Outcome, to_jsonable
 MAX_STEPS = 10_000
 """No registered game may take more apply calls than this with default options."""
 SEEDS = (0, 1, 2)
-"""Every seed runs in ``make test``; ``make test-fast`` runs the first (a long game at eight seats checks
-every seat's observation at every one of some 250 decisions, twice)."""
+"""Every seed at every player count runs in ``make test``; ``make test-fast`` runs the first seed at
+each game's fewest and most seats (a long game at eight seats checks every seat's observation at
+every one of some 250 decisions, twice)."""
+
+
+def _fast(rules: GameRules[Any, Any, Any], players: int, seed: int) -> bool:
+    """Whether ``make test-fast`` plays this one too."""
+    counts = rules.player_counts
+    return seed == SEEDS[0] and players in (counts.start, counts.stop - 1)
+
 
 CONFIGS = [
     pytest.param(
-        name, players, seed, id=f"{name}-{players}p-seed{seed}", marks=[pytest.mark.slow] if seed != SEEDS[0] else []
+        name,
+        players,
+        seed,
+        id=f"{name}-{players}p-seed{seed}",
+        marks=[] if _fast(rules, players, seed) else [pytest.mark.slow],
     )
     for name, rules in sorted(GAMES.items())
     for players in rules.player_counts

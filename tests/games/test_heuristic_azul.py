@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from arena.games.azul import GameAzul, State
 from arena.games.azul.heuristic import HeuristicAzul
 
@@ -27,6 +29,7 @@ def play(seed: int, wall: str, heuristic_seat: int) -> tuple[State, list[str]]:
     return state, actions
 
 
+@pytest.mark.slow  # a strength test over many matches: in make test, not make test-fast
 def test_the_heuristic_wins_a_clear_majority_against_random() -> None:
     wins = 0
     for seed in range(GAMES):

@@ -29,7 +29,9 @@ def heuristic_wins(players: int, seed: int) -> bool:
     return outcome.winners == frozenset({me})
 
 
-@pytest.mark.parametrize("players", [3, 4, 5])
+@pytest.mark.parametrize(
+    "players", [3, pytest.param(4, marks=pytest.mark.slow), pytest.param(5, marks=pytest.mark.slow)]
+)  # the strength test at more seats: in make test, not make test-fast
 def test_the_heuristic_wins_a_clear_majority_against_random_bots(players: int) -> None:
     games = 200 if players == 4 else 100
     wins = sum(heuristic_wins(players, seed) for seed in range(games))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.bots.policy import RandomPolicy
 from arena.games import Outcome
 from arena.games.fool import GameFool
@@ -23,6 +25,7 @@ def match(players: int, seed: int, heuristic_seat: int) -> Outcome:
     return outcome
 
 
+@pytest.mark.slow  # a strength test over many matches: in make test, not make test-fast
 def test_one_heuristic_seat_wins_a_clear_majority_against_three_random_seats() -> None:
     # Random play would win about a quarter of these; the heuristic wins about three quarters.
     wins = sum(seed % 4 in match(4, seed, seed % 4).winners for seed in range(GAMES))

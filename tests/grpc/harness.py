@@ -1,4 +1,8 @@
-"""The test harness: a real arena gRPC server on 127.0.0.1 (a free port), real channels, raw bots."""
+"""The test harness: a real arena gRPC server on 127.0.0.1 (a free port), real channels, raw bots.
+
+An :class:`Arena` plays one game (``game``: its bots connect for it and its matches are of it): the
+``arena`` fixture the default game, ``game_arena`` each hosted game of the catalogue in turn (a
+pytest parameter), for the tests about the protocol rather than one game's rules."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena import catalogue
 from arena.grpc.server import GrpcServer, start_server
 from arena.node import ArenaNode
 from arena.referee.timecontrol import TimeControl
@@ -30,6 +35,13 @@ class Arena:
     server: GrpcServer
     channel: grpc.aio.Channel
     bots: list[RawBot] = dataclasses.field(default_factory=list)
+    game: str = catalogue.DEFAULT_GAME
+    """The game its bots connect for and its matches play."""
+
+    @property
+    def players(self) -> int:
+        """The fewest seats a match of ``game`` has."""
+        return catalogue.entry(self.game).rules.player_counts.start
 
     @property
     def address(self) -> str:
@@ -46,15 +58,15 @@ class Arena:
 
     async def connect(self, name: str, chooser: Chooser | None = None, capacity: int = 16) -> RawBot:
         token = await self.register(name)
-        bot = RawBot(self.address, token, chooser, capacity).start()
+        bot = RawBot(self.address, token, chooser, capacity, games=(self.game,)).start()
         self.bots.append(bot)
         await bot.welcomed.wait()
         return bot
 
     async def start_match(
-        self, names: list[str], seed: int = 1, tc: TimeControl | None = None, game: str = "5211", **options: str
+        self, names: list[str], seed: int = 1, tc: TimeControl | None = None, game: str = "", **options: str
     ) -> str:
-        request = match_pb2.StartMatchRequest(game=game, bot_names=names, seed=seed, options=options)
+        request = match_pb2.StartMatchRequest(game=game or self.game, bot_names=names, seed=seed, options=options)
         if tc is not None:
             request.time_control.CopyFrom(
                 common_pb2.TimeControl(
@@ -76,6 +88,14 @@ class Arena:
 @pytest.fixture
 async def arena() -> AsyncIterator[Arena]:
     async with limited_arena() as served:
+        yield served
+
+
+@pytest.fixture(params=catalogue.names())
+async def game_arena(request: pytest.FixtureRequest) -> AsyncIterator[Arena]:
+    """The ``arena`` fixture, once for each hosted game."""
+    async with limited_arena() as served:
+        served.game = request.param
         yield served
 
 

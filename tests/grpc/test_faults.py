@@ -14,16 +14,20 @@ from tests.grpc.harness import Arena, eventually
 from tests.grpc.rawbot import RawBot, random_chooser
 
 FAST = TimeControl(decision_seconds=0.05, bank_seconds=0.1, max_strikes=3, grace_seconds=0.3)
+ROOMY = TimeControl(decision_seconds=5.0, bank_seconds=5.0, max_strikes=3, grace_seconds=0.3)
+"""For bots that answer at once: no timeout even on a loaded machine."""
 
 
-async def test_a_bot_that_never_answers_times_out_and_forfeits(arena: Arena) -> None:
+async def test_a_bot_that_never_answers_times_out_and_forfeits(game_arena: Arena) -> None:
+    arena = game_arena
     silent = await arena.connect("silent", chooser=lambda request: None)
-    others = [await arena.connect(name) for name in ("p1", "p2")]
-    match_id = await arena.start_match(["silent", "p1", "p2"], tc=FAST)
+    names = [f"p{i}" for i in range(1, max(3, arena.players))]
+    others = [await arena.connect(name) for name in names]
+    match_id = await arena.start_match(["silent", *names], tc=FAST)
     end = await silent.wait_ended(match_id, 20)
     assert end.outcome.termination == common_pb2.TERMINATION_TIMEOUT
     assert list(end.outcome.forfeited_seats) == [0]
-    assert end.outcome.placings[0] == 3
+    assert end.outcome.placings[0] == len(names) + 1
     rejections = silent.messages("action_rejected")
     assert [r.fault for r in rejections] == [common_pb2.FAULT_TIMEOUT] * 3
     assert [r.strikes for r in rejections] == [1, 2, 3]
@@ -31,6 +35,27 @@ async def test_a_bot_that_never_answers_times_out_and_forfeits(arena: Arena) -> 
     for bot in others:
         assert (await bot.wait_ended(match_id)).outcome == end.outcome
         assert not bot.messages("action_rejected")
+
+
+async def test_an_answer_that_does_not_parse_is_rejected_with_a_reason_and_costs_a_strike(game_arena: Arena) -> None:
+    arena = game_arena
+    answers = iter(["~not an action~"])
+
+    def chooser(request: bot_pb2.ActionRequest) -> str:
+        return next(answers, request.legal_actions[0])
+
+    garbler = await arena.connect("garbler", chooser=chooser)
+    names = [f"p{i}" for i in range(1, arena.players)]
+    for name in names:
+        await arena.connect(name)
+    match_id = await arena.start_match(["garbler", *names], tc=ROOMY)
+    end = await garbler.wait_ended(match_id, 20)
+    [rejection] = garbler.messages("action_rejected")
+    assert rejection.fault == common_pb2.FAULT_INVALID_ACTION
+    assert rejection.reason and rejection.strikes == 1 and rejection.fallback_action
+    assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
+    record = await arena.record(match_id)
+    assert [(r.seat, r.received_action) for r in record.rejections] == [(0, "~not an action~")]
 
 
 async def test_illegal_and_unparseable_actions_are_rejected_with_a_reason(arena: Arena) -> None:

@@ -38,6 +38,33 @@ async def test_full_match_between_proto_only_bots(arena: Arena, players: int) ->
         assert [r.sequence for r in requests] == sorted(r.sequence for r in requests)
 
 
+async def test_a_match_of_every_game_is_played_turn_by_turn_between_proto_only_bots(game_arena: Arena) -> None:
+    arena = game_arena
+    names = [f"bot{i}" for i in range(arena.players)]
+    bots = [await arena.connect(name) for name in names]
+    assert all(list(bot.messages("welcome")[0].games) == [arena.game] for bot in bots)
+    match_id = await arena.start_match(names, seed=5)
+    ends = [await bot.wait_ended(match_id) for bot in bots]
+    outcome = ends[0].outcome
+    assert outcome.termination == common_pb2.TERMINATION_NORMAL
+    assert all(end.outcome == outcome for end in ends)
+    assert [end.seat for end in ends] == list(range(len(names)))
+    record = await arena.record(match_id)
+    assert (record.game, list(record.bot_names), record.outcome) == (arena.game, names, outcome)
+    assert not record.rejections
+    for seat, bot in enumerate(bots):
+        [started] = bot.messages("match_started")
+        assert (started.match_id, started.game, started.seat, list(started.bot_names)) == (
+            match_id,
+            arena.game,
+            seat,
+            names,
+        )
+        requests = [r for r in bot.messages("action_request") if r.match_id == match_id]
+        assert requests and all(r.seat == seat and r.legal_actions for r in requests)
+        assert [r.sequence for r in requests] == list(range(1, len(requests) + 1))
+
+
 async def test_many_concurrent_matches_on_one_connection_each(arena: Arena) -> None:
     names = ["a", "b", "c"]
     bots = [await arena.connect(name, capacity=40) for name in names]

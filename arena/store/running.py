@@ -1,0 +1,183 @@
+"""Every node's running matches, in Redis, so that any node lists them (ListMatches, the web site).
+
+The refereeing node lists a match when it starts it and unlists it when it ends:
+
+- ``arena:running-match:{id}`` → its summary (JSON: the :class:`MatchInfo` fields, the referee's
+  node, whether it is sealed); nothing of a match that its summary would not show locally;
+- ``arena:running:{filter…}`` → sorted sets of match ids by start time, one per list filter (the
+  finished matches' filters, :func:`index_names`), so a filtered page is one range of one set;
+- ``arena:running-on:{node}`` → the ids a node referees, and ``arena:running-nodes`` → the nodes
+  with any.
+
+A node that dies leaves its entries behind: a list skips every match whose node has no heartbeat
+(``arena:node:{id}``, :mod:`arena.store.nodes`), each live node's heartbeat sweeps away a bounded
+part of the dead nodes' entries (:meth:`RunningIndex.sweep`), and a node starting under an id
+clears what its earlier instance left (:meth:`RunningIndex.clear`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from arena.store.match_index import MatchInfo, MatchQuery, Phase, Position, index_names
+from arena.store.redis_stores import key, text
+
+SCAN = 500
+"""The most index entries one list call looks at (stale ones of dead nodes included)."""
+SWEEP = 200
+"""The most matches of one dead node a sweep unlists."""
+NODES_KEY = key("running-nodes")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RunningEntry:
+    """A listed running match: its summary, the node refereeing it, and whether it is sealed."""
+
+    info: MatchInfo
+    node: str
+    sealed: bool
+    address: str = ""
+    """The referee's address from its heartbeat (set by :meth:`RunningIndex.find`)."""
+
+    def to_json(self) -> str:
+        """The stored form."""
+        return json.dumps(self.info.to_dict() | {"node": self.node, "sealed": self.sealed})
+
+    @classmethod
+    def from_json(cls, raw: bytes | str) -> RunningEntry:
+        """Read :meth:`to_json` back."""
+        data: dict[str, Any] = json.loads(raw)
+        info = dataclasses.replace(MatchInfo.from_dict(data), phase=Phase.RUNNING)
+        return cls(info, str(data["node"]), bool(data.get("sealed")))
+
+
+def running_key(name: tuple[str, ...]) -> str:
+    """The sorted set of one filter of running matches."""
+    return ":".join((key("running"), *name))
+
+
+class RunningIndex:
+    """The arena's running matches, written by their referees and read by every node."""
+
+    def __init__(self, client: aioredis.Redis, node_id: str) -> None:
+        self.r = client
+        self.node_id = node_id
+
+    async def started(self, info: MatchInfo, sealed: bool) -> None:
+        """List a match this node referees (``info.started_at`` orders it)."""
+        entry = RunningEntry(info, self.node_id, sealed)
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.set(key("running-match", info.match_id), entry.to_json())
+            pipe.sadd(key("running-on", self.node_id), info.match_id)
+            pipe.sadd(NODES_KEY, self.node_id)
+            for name in index_names(info):
+                pipe.zadd(running_key(name), {info.match_id: info.started_at})
+            await pipe.execute()
+
+    async def ended(self, info: MatchInfo) -> None:
+        """Unlist a match this node refereed."""
+        await self._unlist(self.node_id, [info])
+
+    async def _unlist(self, node: str, infos: list[MatchInfo]) -> None:
+        async with self.r.pipeline(transaction=True) as pipe:
+            for info in infos:
+                pipe.delete(key("running-match", info.match_id))
+                pipe.srem(key("running-on", node), info.match_id)
+                for name in index_names(info):
+                    pipe.zrem(running_key(name), info.match_id)
+            await pipe.execute()
+
+    async def page(
+        self, query: MatchQuery, after: Position | None, limit: int
+    ) -> tuple[list[MatchInfo], Position | None]:
+        """Up to ``limit`` summaries of running matches of live nodes fitting ``query``, newest
+        started first, strictly after ``after``; and, when ``SCAN`` entries were looked at before
+        ``limit`` were found, the position of the last one (the list goes on from there; None:
+        the index holds no more, or ``limit`` were found)."""
+        name = running_key(query.index_keys())
+        top = "+inf" if after is None else repr(after[0])
+        found: list[MatchInfo] = []
+        last, offset, budget = after, 0, SCAN
+        while budget > 0:
+            count = min(budget, limit - len(found) + 16)
+            # Ties of start time come in descending id order, as positions compare.
+            pairs: list[tuple[bytes, float]] = await self.r.zrevrangebyscore(  # type: ignore[assignment]
+                name, top, "-inf", start=offset, num=count + 1, withscores=True
+            )
+            more = len(pairs) > count  # one more than is looked at says whether the index goes on
+            pairs = pairs[:count]
+            offset += len(pairs)
+            budget -= len(pairs)
+            positions = [(float(score), text(member)) for member, score in pairs]
+            fresh = [p for p in positions if after is None or p < after]
+            for position, info in zip(fresh, await self._live(p[1] for p in fresh), strict=True):
+                last = position
+                if info is not None and query.fits(info):
+                    found.append(info)
+                    if len(found) == limit:
+                        return found, None
+            if not more:
+                return found, None
+        return found, last
+
+    async def _live(self, match_ids: Iterable[str]) -> list[MatchInfo | None]:
+        """The summaries of these matches, None for one that ended or whose node is dead."""
+        ids = list(match_ids)
+        if not ids:
+            return []
+        raws = await self.r.mget([key("running-match", i) for i in ids])
+        entries = [RunningEntry.from_json(raw) if raw is not None else None for raw in raws]
+        alive = await self._alive({e.node for e in entries if e is not None})
+        return [e.info if e is not None and e.node in alive else None for e in entries]
+
+    async def _alive(self, nodes: set[str]) -> dict[str, str]:
+        """The live ones of ``nodes``, with the address each heartbeat gives."""
+        names = sorted(nodes)
+        async with self.r.pipeline(transaction=False) as pipe:
+            for node in names:
+                pipe.hget(key("node", node), "address")
+            addresses = await pipe.execute()
+        return {node: text(a) for node, a in zip(names, addresses, strict=True) if a is not None}
+
+    async def find(self, match_id: str) -> RunningEntry | None:
+        """The match if it runs on a live node (with that node's address), else None."""
+        raw = await self.r.get(key("running-match", match_id))
+        if raw is None:
+            return None
+        entry = RunningEntry.from_json(raw)
+        address = (await self._alive({entry.node})).get(entry.node)
+        return None if address is None else dataclasses.replace(entry, address=address)
+
+    async def sweep(self) -> None:
+        """Unlist up to ``SWEEP`` matches of each node that has running entries and no heartbeat."""
+        nodes = {text(n) for n in await self.r.smembers(NODES_KEY)} - {self.node_id}
+        if not nodes:
+            return
+        alive = await self._alive(nodes)
+        for node in sorted(nodes - alive.keys()):
+            await self.forget(node, SWEEP)
+
+    async def clear(self) -> None:
+        """Unlist whatever an earlier instance of this node left (call before it referees)."""
+        while await self.forget(self.node_id, SWEEP) == SWEEP:
+            pass
+
+    async def forget(self, node: str, most: int) -> int:
+        """Unlist up to ``most`` of ``node``'s matches; returns how many (0: it has none left)."""
+        members: list[bytes] = await self.r.srandmember(key("running-on", node), most)  # type: ignore[assignment]
+        ids = [text(i) for i in members]
+        if not ids:
+            await self.r.srem(NODES_KEY, node)
+            return 0
+        raws = await self.r.mget([key("running-match", i) for i in ids])
+        infos = [RunningEntry.from_json(raw).info for raw in raws if raw is not None]
+        await self._unlist(node, infos)
+        await self.r.srem(key("running-on", node), *ids)  # an id whose summary was gone already
+        if len(ids) < most:
+            await self.r.srem(NODES_KEY, node)
+        return len(ids)

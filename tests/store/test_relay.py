@@ -1,0 +1,43 @@
+"""The relay's Redis side (arena.store.relay): node inboxes and the bot directory, on a real redis-server."""
+
+from __future__ import annotations
+
+import json
+
+import redis.asyncio as aioredis
+
+from arena.store.nodes import NodeRegistry
+from arena.store.relay import BotDirectory, RelayStore
+
+
+async def test_messages_posted_to_a_node_arrive_in_order_to_that_node_alone(client: aioredis.Redis) -> None:
+    a, b = RelayStore(client, "node-a"), RelayStore(client, "node-b")
+    await a.post("node-b", [{"t": "start", "n": "1"}, {"t": "request", "n": "2"}])
+    await a.post("node-b", [{"t": "end", "n": "3"}])
+    entries = await b.read("0", count=10, block_ms=10)
+    assert [fields for _, fields in entries] == [
+        {"t": "start", "n": "1"},
+        {"t": "request", "n": "2"},
+        {"t": "end", "n": "3"},
+    ]
+    assert await b.read(entries[1][0], count=10, block_ms=10) == entries[2:]
+    assert await a.read("0", count=10, block_ms=10) == []
+
+
+async def test_a_node_is_alive_while_it_has_a_heartbeat(client: aioredis.Redis) -> None:
+    await NodeRegistry(client, "node-a", "127.0.0.1:1").beat({})
+    assert await RelayStore(client, "node-b").alive(["node-a", "node-c"]) == {"node-a": True, "node-c": False}
+
+
+async def test_a_bot_is_where_its_last_node_says_and_an_old_node_cannot_forget_it(client: aioredis.Redis) -> None:
+    a, b = BotDirectory(client, "node-a"), BotDirectory(client, "node-b")
+    await a.here({"ann": 4}, {"ann": ["5211", "azul"]})
+    assert await b.where("ann") == "node-a"
+    assert int(await client.get("arena:botcap:ann")) == 4
+    assert json.loads(await client.get("arena:botplays:ann")) == ["5211", "azul"]
+    await b.here({"ann": 2})  # it reconnected to node B before node A noticed it leave
+    await a.gone("ann")
+    assert await a.where("ann") == "node-b"
+    await b.gone("ann")
+    assert await a.where("ann") is None
+    assert await client.zscore("arena:online", "ann") is None

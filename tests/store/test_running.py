@@ -1,0 +1,110 @@
+"""The running index (arena.store.running) on a real redis-server: every node's running matches,
+filtered then paged, a dead node's left out and swept away."""
+
+from __future__ import annotations
+
+import pytest
+import redis.asyncio as aioredis
+
+from arena.referee.timecontrol import TimeControl
+from arena.store import running as running_module
+from arena.store.match_index import MatchInfo, MatchQuery, Phase
+from arena.store.nodes import NodeRegistry
+from arena.store.running import RunningIndex
+
+
+def info(match_id: str, started_at: float, players: tuple[str, ...] = ("ann", "bob"), game: str = "5211") -> MatchInfo:
+    return MatchInfo(match_id, game, list(players), {}, TimeControl(), None, started_at, 0.0, Phase.RUNNING)
+
+
+async def live(client: aioredis.Redis, node: str) -> RunningIndex:
+    """The index as ``node`` sees it, with a heartbeat for it."""
+    assert await NodeRegistry(client, node, f"127.0.0.1:{len(node)}").beat({})
+    return RunningIndex(client, node)
+
+
+async def every_page(index: RunningIndex, query: MatchQuery, limit: int) -> list[str]:
+    found: list[str] = []
+    after = None
+    for _ in range(100):
+        page, _resume = await index.page(query, after, limit + 1)
+        found += [i.match_id for i in page[:limit]]
+        if len(page) <= limit and _resume is None:
+            return found
+        after = page[limit - 1].position if len(page) > limit else _resume
+    raise AssertionError("the list did not end")
+
+
+async def test_a_node_lists_every_live_nodes_matches_filtered_then_paged(client: aioredis.Redis) -> None:
+    a, b = await live(client, "node-a"), await live(client, "node-b")
+    await a.started(info("m1", 10.0), sealed=False)
+    await a.started(info("m2", 11.0, ("cat", "ann")), sealed=True)
+    await b.started(info("m3", 11.0, ("bob", "cat"), game="azul"), sealed=False)  # ties with m2's start
+    await b.started(info("L1234abcd.00001.a", 12.0), sealed=False)
+    everything = ["L1234abcd.00001.a", "m3", "m2", "m1"]
+    assert [i.match_id for i in (await b.page(MatchQuery(), None, 10))[0]] == everything
+    for limit in (1, 2, 3):
+        assert await every_page(a, MatchQuery(), limit) == everything
+    assert await every_page(a, MatchQuery(bot="ann"), 1) == ["L1234abcd.00001.a", "m2", "m1"]
+    assert await every_page(a, MatchQuery(game="azul"), 1) == ["m3"]
+    assert await every_page(a, MatchQuery(league="L1234abcd"), 1) == ["L1234abcd.00001.a"]
+    listed = (await a.page(MatchQuery(bot="cat", game="azul"), None, 5))[0]
+    assert listed == [info("m3", 11.0, ("bob", "cat"), game="azul")]
+    assert listed[0].running
+    # An ended match is gone from every filter.
+    await b.ended(info("m3", 11.0, ("bob", "cat"), game="azul"))
+    assert await every_page(a, MatchQuery(bot="cat"), 1) == ["m2"]
+    assert await client.keys("arena:running-match:m3") == []
+
+
+async def test_find_names_the_referees_node_and_its_address(client: aioredis.Redis) -> None:
+    a = await live(client, "node-a")
+    await a.started(info("m1", 10.0), sealed=True)
+    found = await RunningIndex(client, "node-b").find("m1")
+    assert found is not None
+    assert (found.node, found.address, found.sealed) == ("node-a", "127.0.0.1:6", True)
+    assert await a.find("nope") is None
+
+
+async def test_a_dead_nodes_matches_are_not_listed_and_a_live_node_sweeps_them(client: aioredis.Redis) -> None:
+    ghost = RunningIndex(client, "ghost")  # no heartbeat: it died
+    for n in range(5):
+        await ghost.started(info(f"g{n}", float(n), ("ann", f"bot{n}")), sealed=False)
+    a = await live(client, "node-a")
+    await a.started(info("m1", 1.5), sealed=False)
+    assert [i.match_id for i in (await a.page(MatchQuery(), None, 10))[0]] == ["m1"]
+    assert await a.find("g1") is None
+    await a.sweep()
+    assert sorted(k.decode() for k in await client.keys("arena:running*")) == [
+        "arena:running",
+        "arena:running-match:m1",
+        "arena:running-nodes",
+        "arena:running-on:node-a",
+        "arena:running:bot:ann",
+        "arena:running:bot:bob",
+        "arena:running:game:5211",
+        "arena:running:game:5211:bot:ann",
+        "arena:running:game:5211:bot:bob",
+    ]
+    assert await client.smembers("arena:running-nodes") == {b"node-a"}
+
+
+async def test_a_node_restarting_under_its_id_clears_what_it_left(client: aioredis.Redis) -> None:
+    before = await live(client, "node-a")
+    await before.started(info("m1", 1.0), sealed=False)
+    await RunningIndex(client, "node-a").clear()
+    assert await client.keys("arena:running*") == []
+
+
+async def test_a_list_bounded_by_its_scan_goes_on_from_where_it_stopped(
+    client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(running_module, "SCAN", 4)
+    ghost, a = RunningIndex(client, "ghost"), await live(client, "node-a")
+    for n in range(6):
+        await ghost.started(info(f"g{n}", 10.0 + n), sealed=False)
+    await a.started(info("m1", 1.0), sealed=False)
+    page, resume = await a.page(MatchQuery(), None, 3)
+    assert page == [] and resume == (12.0, "g2")  # four stale entries looked at
+    page, resume = await a.page(MatchQuery(), resume, 3)
+    assert [i.match_id for i in page] == ["m1"] and resume is None
