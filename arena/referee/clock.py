@@ -129,11 +129,6 @@ class ManualClock:
         self._now = target
         await _settle()
 
-    @property
-    def pending_timers(self) -> int:
-        """How many timers are still waiting (cancelled ones excluded)."""
-        return sum(1 for _, _, future in self._timers if not future.done())
-
 
 async def _settle() -> None:
     for _ in range(20):

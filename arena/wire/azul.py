@@ -90,13 +90,6 @@ def _board_message(board: Board) -> pb.AzulBoard:
     )
 
 
-def board_to_proto(board: Board) -> pb.AzulBoard:
-    """The wire form of one board (a new message the caller may change)."""
-    message = pb.AzulBoard()
-    message.CopyFrom(_board_message(board))
-    return message
-
-
 def board_from_proto(message: pb.AzulBoard) -> Board:
     """One board from its wire form; raises ``WireError`` on a malformed line, wall or floor."""
     if len(message.pattern_lines) != SIZE or len(message.wall_rows) != SIZE:
