@@ -37,7 +37,6 @@ __all__ = [
     "WireCodec",
     "entry",
     "game_of",
-    "last_round_to_proto",
     "names",
     "observation_from_proto",
     "observation_to_proto",
@@ -127,16 +126,3 @@ def round_result_from_proto(message: observation_pb2.RoundResult) -> Any:
     """The engine round result inside the wire envelope."""
     found, payload = _from_oneof(message, "round result")
     return found.wire.round_result_from_proto(payload)
-
-
-def last_round_to_proto(observation: Any) -> observation_pb2.RoundResult:
-    """The last scored round in a public view, for WatchMatch's ``round_scored``.
-
-    Raises ``WireError`` if no round has been scored yet.
-    """
-    found = _lookup(_BY_OBSERVATION, observation, "observation")
-    last = found.rules.round_result(observation)
-    if last is None:
-        raise WireError("no round has been scored yet")
-    number, result = last
-    return round_result_to_proto(result, number)
