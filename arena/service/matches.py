@@ -289,7 +289,7 @@ class MatchManager:
             if name in elsewhere and self.relay is not None:
                 seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, index, game_name))
             else:
-                seats.append(self.hub.seat_for(name, match_id, index, tc.grace_seconds))
+                seats.append(self.hub.seat_for(name, match_id, index, tc.disconnect_grace))
         setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
         match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
         if seal is not None and seal_size > 0:

@@ -302,7 +302,7 @@ class RelaySeat:
 
     async def match_started(self, start: MatchStart) -> None:
         """Tell the home node to seat the bot."""
-        self.grace = start.time_control.grace_seconds
+        self.grace = start.time_control.disconnect_grace
         self.start = start
         self._post(RelayKind.START, start, grace=str(self.grace))
 

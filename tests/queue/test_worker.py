@@ -32,7 +32,7 @@ async def schedule(queue: MatchQueue, leagues: LeagueStore, league_id: str, tabl
         MatchSpec(f"{league_id}-{i}", league_id, i, "5211", tuple(bots), i, f"{league_id}-d{i}").to_dict()
         for i, bots in enumerate(tables)
     ]
-    spec = {"game": "5211", "time_control": {"decision_seconds": 2.0, "bank_seconds": 5.0}}
+    spec = {"game": "5211", "time_control": {"decision_allowance": 2.0, "time_bank": 5.0}}
     await queue.ensure_group()
     assert await leagues.create(league_id, spec, matches, secrets.token_bytes(SECRET_BYTES)) == league_id
     return [m["match_id"] for m in matches]
