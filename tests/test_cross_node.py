@@ -16,7 +16,7 @@ import pytest
 
 from arena.cli.admin import create_league, register_bot
 from arena.errors import NotFoundError
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.serve.launch import stop
 from arena.serve.server import RunningNode, ServeConfig, start_node

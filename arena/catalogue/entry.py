@@ -66,5 +66,5 @@ class GameEntry:
 
     @property
     def name(self) -> str:
-        """The game's registry name."""
+        """The game's name."""
         return self.rules.name

@@ -96,7 +96,7 @@ class GameRules(Protocol[S, A, V_co]):
 
     @property
     def name(self) -> str:
-        """Registry key, e.g. ``"5211"``."""
+        """The game's name (its key in ``arena.games.GAMES``), e.g. ``"5211"``."""
         ...
 
     @property

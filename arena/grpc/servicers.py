@@ -18,7 +18,7 @@ import grpc
 
 from arena import __version__
 from arena.errors import AuthError, LeaguesUnavailableError, LimitExceededError, TooManyErrorsError, echo
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.grpc import convert
 from arena.grpc.decode import Undecodable
 from arena.grpc.errors import status_for

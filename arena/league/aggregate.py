@@ -22,7 +22,7 @@ it atomically with each result and rebuild it from the stored results at any tim
 
 Fields: ``"p\\t{a}\\t{b}\\t{k}"`` → ``"games half_points"`` for bots ``a < b`` (by name) met in
 k-player matches, ``"b\\t{bot}"`` → ``"matches wins placings score timeouts forfeits"``, and
-``"#"`` → ``"rated aborted"``. Bot names never contain a tab (see the registry's name rule).
+``"#"`` → ``"rated aborted"``. Bot names never contain a tab (see the bot registry's name rule).
 """
 
 from __future__ import annotations

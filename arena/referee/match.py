@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from arena.errors import ActionError, GameSetupError, IllegalActionError, SeatGoneError
 from arena.games.base import GameRules, Outcome, Seat, Termination
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.referee.clock import Cancellable, Clock, MonotonicClock
 from arena.referee.record import DecisionRecord, Fault, MatchRecord, RejectionRecord, final_outcome
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient

@@ -9,7 +9,7 @@ from typing import Any
 
 from arena.errors import IllegalActionError, StoredDataError, echo
 from arena.games.base import Outcome, Seat, Termination
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.referee.timecontrol import TimeControl
 
 

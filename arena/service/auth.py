@@ -19,7 +19,7 @@ from arena.errors import (
     UnknownGameError,
     echo,
 )
-from arena.games.registry import GAMES
+from arena.games.lookup import GAMES
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:@[A-Za-z0-9][A-Za-z0-9_.-]{0,31})?")
 """A bot name, matched in full (``fullmatch``: no trailing newline). Unique regardless of case.

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.errors import LadderExistsError, LadderNotFoundError, LadderSpecError, echo
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.ladder.matchmaker import Candidate, pick_tables, rotations
 from arena.ladder.standings import Standing, standings
 from arena.league.aggregate import PairingAggregate

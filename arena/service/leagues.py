@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from arena.errors import LeagueExistsError, LeagueNotFoundError, LeagueSpecError, echo
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.league.aggregate import PairingAggregate
 from arena.league.schedule import SECRET_BYTES, LeagueSpec, match_count, schedule_league
 from arena.league.table import LeagueTable

@@ -26,7 +26,7 @@ from arena.errors import (
     MatchSealedError,
     echo,
 )
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.referee.clock import Clock
 from arena.referee.match import EventKind, Match, MatchEvent, MatchMetrics, MatchSetup
 from arena.referee.record import MatchRecord, final_state

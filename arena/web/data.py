@@ -32,7 +32,7 @@ from arena.errors import (
     echo,
 )
 from arena.games.base import GameRules
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.ladder.standings import Standing
 from arena.ladder.versions import BotVersion
 from arena.league.elo import INITIAL_RATING, EloLadder
@@ -86,7 +86,7 @@ class SiteData:
 
     node: ArenaNode
     rules_of: RulesOf = get_game
-    """The rules a record is replayed with, by game name (the rules registry)."""
+    """The rules a record is replayed with, by game name (the rules lookup, ``arena.games.lookup``)."""
     _replays: OrderedDict[str, asyncio.Future[list[dict[str, Any]]]] = dataclasses.field(default_factory=OrderedDict)
     _charts: OrderedDict[tuple[str, int], list[Series]] = dataclasses.field(default_factory=OrderedDict)
 

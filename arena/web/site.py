@@ -231,7 +231,7 @@ async def api_events(request: web.Request) -> web.StreamResponse:
 
 
 def make_app(node: ArenaNode, rules_of: RulesOf | None = None) -> web.Application:
-    """The site over ``node`` (``rules_of`` replays records; default: the rules registry)."""
+    """The site over ``node`` (``rules_of`` replays records; default: the rules lookup)."""
     app = web.Application(middlewares=[security])
     app[DATA] = SiteData(node) if rules_of is None else SiteData(node, rules_of)
     app[STREAMS] = [0]

@@ -9,7 +9,7 @@ import grpc
 import pytest
 
 from arena.errors import NameTakenError
-from arena.games.registry import GAMES
+from arena.games.lookup import GAMES
 from arena.referee.timecontrol import TimeControl
 from arena.service.auth import BotRegistry
 from arena.service.leagues import LeagueService
