@@ -2,9 +2,8 @@
 
 Entry point for the per-game conformance catalogue: ``check_file(data)`` with the parsed JSON of
 one case file returns one line per mismatching case (empty when all match) and raises
-``MalformedCaseFileError`` (one line, naming the case) when the file does not follow a format;
-``check_path(path)`` reads the file first (``OSError``/``MalformedCaseFileError``). Exit status is
-the catalogue's business. Three case formats exist, each described in its file's ``format`` key
+``MalformedCaseFileError`` (one line, naming the case) when the file does not follow a format.
+Exit status is the catalogue's business. Three case formats exist, each described in its file's ``format`` key
 and recognised per case by its keys:
 
 - whole games (``deals``): replayed through the public interface only (``initial_state`` with
@@ -23,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from arena.errors import ActionError, GameSetupError, InvalidActionError, MalformedCaseFileError
@@ -107,16 +105,6 @@ Case = GameCase | TrickCase | LegalCase
 
 
 # -- entry points -----------------------------------------------------------------------------------
-
-
-def check_path(path: str | Path) -> list[str]:
-    """Read one case file and check it; see :func:`check_file`."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise MalformedCaseFileError(f"not valid JSON: {error}") from None
-    return check_file(data)
 
 
 def check_file(data: object) -> list[str]:
