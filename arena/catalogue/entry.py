@@ -32,7 +32,7 @@ class StepPrinter(Protocol):
     """Lines telling what one decision did (``before``, the actions taken, ``after``)."""
 
     def __call__(self, before: Any, actions: Mapping[Seat, Any], after: Any, /) -> list[str]:
-        """The lines."""
+        """The lines telling what happened between ``before`` and ``after`` (none when nothing public did)."""
         ...
 
 

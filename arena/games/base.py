@@ -168,6 +168,8 @@ def to_jsonable(value: Any) -> Any:
     Dataclasses become dicts, tuples and sets lists, enums their value (int enums their
     lower-case name), and values that print in a
     game's notation (cards, actions: anything defining ``notation``) their text.
+
+    Raises ``TypeError`` naming the type of a value it cannot convert.
     """
     if value is None or isinstance(value, (bool, str, float)):
         return value

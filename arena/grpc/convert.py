@@ -62,7 +62,10 @@ def outcome_to_proto(outcome: Outcome | None) -> common_pb2.Outcome:
 
 
 def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
-    """A session message for a bot on the wire."""
+    """A session message for a bot on the wire.
+
+    Raises ``TypeError`` for a message with no wire form (a ``KeepAlive`` is the servicer's to send).
+    """
     if isinstance(message, DecisionRequest):
         return bot_pb2.ConnectResponse(
             action_request=bot_pb2.ActionRequest(

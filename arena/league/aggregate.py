@@ -95,7 +95,10 @@ class PairingAggregate:
         self.add_fields(result_fields(result))
 
     def add_fields(self, fields: Mapping[str, str]) -> None:
-        """Add increments (or a whole aggregate) in the stored form (see the module docstring)."""
+        """Add increments (or a whole aggregate) in the stored form (see the module docstring).
+
+        Raises ``ValueError`` naming a field that is not one of the aggregate's.
+        """
         for name, value in fields.items():
             numbers = [int(x) for x in value.split()]
             kind, _, rest = name.partition(SEPARATOR)

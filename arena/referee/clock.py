@@ -104,7 +104,10 @@ class ManualClock:
         return timer
 
     async def wait_for(self, awaitable: Awaitable[T], seconds: float) -> T:
-        """Race ``awaitable`` against a manual timer."""
+        """Race ``awaitable`` against a manual timer.
+
+        Raises ``TimeoutError`` when the manual time passes ``seconds`` first.
+        """
         task = asyncio.ensure_future(awaitable)
         timer = self._timer(seconds)
         try:

@@ -131,7 +131,10 @@ class LadderService:
         return await self.get(made)
 
     async def get(self, ladder_id: str) -> LadderInfo:
-        """A ladder, its state and figures."""
+        """A ladder, its state and figures.
+
+        Raises ``LadderNotFoundError`` for an unknown id.
+        """
         spec = await self.store.spec(ladder_id)
         if spec is None:
             raise LadderNotFoundError(f"no ladder {echo(ladder_id)}")

@@ -223,6 +223,10 @@ class MatchManager:
 
         A bot connected to another node of the arena plays through that node (``relay``); this node
         checks its own bots' free slots, and trusts the others' nodes to keep theirs.
+
+        Raises ``GameSetupError`` for a player count the game does not take, a running match's id or options the
+        game refuses; ``BotUnavailableError`` for a bot not registered for the game, ``BotAbsentError`` for one
+        connected nowhere, ``BotBusyError`` for one with no free slot.
         """
         game = get_game(game_name)
         if len(bots) not in game.player_counts:

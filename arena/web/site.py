@@ -127,7 +127,7 @@ async def ladder_page(request: web.Request) -> dict[str, Any]:
 
 @aiohttp_jinja2.template("bot.html")
 async def bot_page(request: web.Request) -> dict[str, Any]:
-    """A bot's page."""
+    """``/bots/{name}``: the bot's games, clients, recent matches and its rating chart; 404 for an unknown bot."""
     bot = await request.app[DATA].bot(request.match_info["name"])
     title = "Rating in each league (Elo) and ladder"
     chart = _chart(bot["series"], title, "results stored (league), rated games (ladder)", "rating")

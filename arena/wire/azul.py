@@ -204,7 +204,10 @@ def observation_to_proto(observation: Observation) -> pb.AzulObservation:
 
 
 def observation_from_proto(message: pb.AzulObservation) -> Observation:
-    """The engine's Observation from its wire form (what the starter bots reason over)."""
+    """The engine's Observation from its wire form (what the starter bots reason over).
+
+    Raises ``WireError`` naming an unset or unknown enum value or a malformed list.
+    """
     wall_side = _WALL_FROM_PROTO.get(message.wall_side)
     if wall_side is None:
         raise WireError(f"Azul observation has an unset or unknown wall side {message.wall_side!r}")
