@@ -1,4 +1,4 @@
-"""Match records: everything needed to replay a match exactly, and the replay itself."""
+"""Match records: everything needed to replay a match exactly, and the replay itself (:func:`replay_states`)."""
 
 from __future__ import annotations
 
@@ -245,13 +245,3 @@ def final_state(record: MatchRecord) -> Any:
     for state in replay_states(record.game, len(record.players), record.seed, record.options, record.deck, turns):  # noqa: B007
         pass
     return state
-
-
-def replay(record: MatchRecord) -> Outcome:
-    """Play the recorded actions through the rules again and return the outcome they give, forfeits
-    applied as the referee applies them (raises as :func:`replay_states`)."""
-    outcome = get_game(record.game).outcome(final_state(record))
-    if outcome is None:
-        # The match was aborted before the rules ended it.
-        return Outcome(Termination.ABORTED, (), (), frozenset(record.forfeits))
-    return final_outcome(outcome, record.forfeits)

@@ -11,17 +11,9 @@ import pytest
 from arena.catalogue import policy as get_policy
 from arena.errors import SeatGoneError, TimeControlError
 from arena.games import Termination, get_game
-from arena.referee import (
-    DecisionRequest,
-    ManualClock,
-    MatchRecord,
-    MatchSetup,
-    PolicySeat,
-    TimeControl,
-    replay,
-    run_match,
-)
+from arena.referee import DecisionRequest, MatchRecord, MatchSetup, TimeControl, run_match
 from arena.referee.match import MatchEvent
+from tests.referee.doubles import ManualClock, PolicySeat, replay
 
 GAME = get_game("5211")
 TC = TimeControl(decision_allowance=1.0, time_bank=2.0, strike_limit=3, disconnect_grace=5.0)
