@@ -49,7 +49,7 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     └── SprtRunError                         an SPRT run cannot go on (arena.cli.sprt_client)
 
 Domain errors carry no transport codes; the gRPC layer maps them to status codes in one table
-(``arena.grpc.errors``), which also names the ones that never cross the wire.
+(``arena.grpc.errors``); tests/test_errors.py names the ones that never cross the wire.
 This module imports nothing from the rest of the arena, so every layer may use it.
 """
 

@@ -28,7 +28,7 @@ from prometheus_client import (
 
 from arena import __version__
 from arena.games.base import Termination
-from arena.games.registry import GAMES
+from arena.games.lookup import GAMES
 from arena.referee.record import Fault
 from arena.service.limits import HelloRefusal, StreamAbuse
 
@@ -41,7 +41,7 @@ DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0
 
 
 class ArenaMetrics:
-    """The node's metrics in their own registry (tests make a fresh one each)."""
+    """The node's metrics in their own Prometheus collector registry (tests make a fresh one each)."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series

@@ -14,7 +14,7 @@ from arena.service.limits import Limits
 from arena.service.matches import MatchManager, RecordStore
 from arena.service.sessions import SessionHub
 from arena.store.clients import ClientBook, MemoryClientBook
-from arena.store.nodes import NodeRegistry
+from arena.store.nodes import NodeDirectory
 
 
 @dataclasses.dataclass
@@ -33,7 +33,7 @@ class ArenaNode:
     """Leagues need Redis: None on a node without it."""
     ladders: LadderService | None = None
     """Ladders need Redis too."""
-    nodes: NodeRegistry | None = None
+    nodes: NodeDirectory | None = None
     """The heartbeats of this arena's nodes (Redis): None on a node without it."""
     limits: Limits = dataclasses.field(default_factory=Limits)
     """What clients may ask of this node (connections, Hellos, pings, registrations, league sizes)."""

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.referee import DecisionRequest, MatchEnd, MatchSetup, MatchStart, Rejection, TimeControl
 from arena.referee.match import Match, MatchEvent
 

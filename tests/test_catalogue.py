@@ -10,7 +10,7 @@ import pytest
 
 from arena import catalogue
 from arena.errors import UnknownGameError
-from arena.games.registry import GAMES
+from arena.games.lookup import GAMES
 from arena.v1 import observation_pb2
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +92,7 @@ GAME_AGNOSTIC = [
     "arena/catalogue/__init__.py",
     "arena/catalogue/entry.py",
     "arena/games/base.py",
-    "arena/games/registry.py",
+    "arena/games/lookup.py",
     "clients/python/arena_bot/__init__.py",
     "clients/python/arena_bot/__main__.py",
     "clients/python/arena_bot/bot.py",

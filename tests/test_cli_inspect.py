@@ -76,15 +76,15 @@ async def test_matches_show_replay_and_watch_print_text_or_json(arena: Arena) ->
 
 
 def _final(record: object) -> object:
-    from arena.wire.record import replay
+    from arena.wire.record import iter_states
 
-    return replay(record)  # type: ignore[arg-type]
+    return list(iter_states(record))[-1]  # type: ignore[arg-type]
 
 
 async def test_a_league_exports_one_row_per_match_as_jsonl_or_csv(arena: Arena, leagues: LeagueService) -> None:
     for name in ("ann", "bob", "cat"):
         await arena.connect(name, capacity=4)
-    tc = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
+    tc = TimeControl(decision_allowance=5.0, time_bank=5.0)
     await leagues.create(LeagueSpec("LX", "5211", 2, ("ann", "bob", "cat"), games_per_pairing=1, seed=1), tc)
     await wait_done(leagues, "LX", 60)
     jsonl = await run("league", "export", "LX", "--server", arena.address, "--format", "jsonl")

@@ -16,6 +16,7 @@ import pytest
 
 from arena.cli.admin import create_league, register_bot
 from arena.errors import NotFoundError
+from arena.games.lookup import get_game
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.serve.launch import stop
 from arena.serve.server import RunningNode, ServeConfig, start_node
@@ -25,6 +26,7 @@ from arena.store.redis_stores import connect
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.web.data import SiteData
 from arena.wire import record as wire_record
+from arena.wire.common import outcome_from_proto
 from tests.grpc.harness import ADMIN, ADMIN_METADATA
 from tests.grpc.harness import start_node as start_serve_node
 from tests.grpc.rawbot import RawBot
@@ -66,7 +68,8 @@ async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: Embedde
             record = response.record
         assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
         assert not record.rejections
-        wire_record.check_record(record)
+        final = list(wire_record.iter_states(record))[-1]
+        assert get_game("5211").outcome(final) == outcome_from_proto(record.outcome)
         # A league whose matches any node may claim: every match has its result, exactly once.
         league = await asyncio.to_thread(
             create_league, addresses[1], ADMIN, bots=list(homes), players=2, games=8, seed=2, decision_seconds=5.0

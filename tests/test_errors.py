@@ -7,13 +7,43 @@ import importlib
 import inspect
 import pkgutil
 import re
+from typing import Final
 
 import pytest
 
 import arena
 import arena.errors
-from arena.errors import ArenaError
-from arena.grpc.errors import LOCAL_ONLY, STATUS
+from arena.errors import (
+    ArenaError,
+    BadFilterError,
+    MainJobError,
+    MalformedCaseFileError,
+    NotFoundError,
+    OperatorError,
+    PlayerError,
+    SeatGoneError,
+    SprtError,
+    SprtRunError,
+    StartupError,
+    TooManyErrorsError,
+)
+from arena.grpc.errors import STATUS
+
+LOCAL_ONLY: Final[tuple[type[ArenaError], ...]] = (
+    SeatGoneError,  # the referee forfeits the seat
+    TooManyErrorsError,  # the Connect servicer closes the stream with its text
+    MalformedCaseFileError,  # arena conformance
+    SprtError,  # arena sprt
+    NotFoundError,  # the web site: 404
+    BadFilterError,  # the web site: 400
+    StartupError,  # arena serve: one line and a non-zero exit
+    OperatorError,  # the command line: one line and a non-zero exit
+    PlayerError,  # arena play
+    MainJobError,  # arena main-job
+    SprtRunError,  # arena sprt
+)
+"""The errors that never reach a gRPC caller: handled where they are raised, or raised only by the
+operator's tools and the web site (which say them in their own way)."""
 
 
 def _defined_exceptions() -> list[type[BaseException]]:

@@ -33,7 +33,7 @@ async def test_matches_decisions_faults_and_errors_are_counted(arena: Arena) -> 
     bots = [await arena.connect("m0", chooser=chooser), await arena.connect("m1")]
     silent = await arena.connect("m2", chooser=lambda request: None)
     first = await arena.start_match(["m0", "m1"], seed=1)
-    fast = TimeControl(decision_seconds=0.05, bank_seconds=0.0, max_strikes=1, grace_seconds=1.0)
+    fast = TimeControl(decision_allowance=0.05, time_bank=0.0, strike_limit=1, disconnect_grace=1.0)
     second = await arena.start_match(["m1", "m2"], seed=2, tc=fast)
     await bots[0].wait_ended(first)
     await silent.wait_ended(second)

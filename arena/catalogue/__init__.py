@@ -5,7 +5,7 @@ converters (``arena/wire/<game>.py``, for the messages of ``proto/arena/v1/game_
 conformance checker, its built-in policies and its text printer. Each entry is defined in
 ``arena/catalogue/<game>.py``; :data:`ENTRIES` below is the one list of them. The referee, services,
 leagues, CLI and load test name no game: they ask the catalogue (or, in the inner layers that must
-not import the wire layer, the rules registry ``arena.games.registry``, which lists the same games).
+not import the wire layer, the rules lookup ``arena.games.lookup``, which lists the same games).
 
 The wire envelopes (``Observation`` and ``RoundResult``, each a ``oneof game``) are converted here,
 dispatching on the engine value's type (to the wire) or on the ``oneof`` field that is set (from
@@ -37,7 +37,6 @@ __all__ = [
     "WireCodec",
     "entry",
     "game_of",
-    "last_round_to_proto",
     "names",
     "observation_from_proto",
     "observation_to_proto",
@@ -59,7 +58,7 @@ _BY_ROUND_RESULT: Final = {e.wire.round_result_type: e for e in ENTRIES}
 
 
 def names() -> tuple[str, ...]:
-    """The registry names of every game, in catalogue order."""
+    """The names of every game, in catalogue order."""
     return tuple(_BY_NAME)
 
 
@@ -95,7 +94,7 @@ def _from_oneof(message: Message, what: str) -> tuple[GameEntry, Any]:
 
 
 def game_of(message: observation_pb2.Observation | observation_pb2.RoundResult) -> str | None:
-    """The registry name of the game whose payload ``message`` carries; None if none is set."""
+    """The name of the game whose payload ``message`` carries; None if none is set."""
     field = message.WhichOneof("game")
     found = None if field is None else _BY_FIELD.get(field)
     return None if found is None else found.name
@@ -127,16 +126,3 @@ def round_result_from_proto(message: observation_pb2.RoundResult) -> Any:
     """The engine round result inside the wire envelope."""
     found, payload = _from_oneof(message, "round result")
     return found.wire.round_result_from_proto(payload)
-
-
-def last_round_to_proto(observation: Any) -> observation_pb2.RoundResult:
-    """The last scored round in a public view, for WatchMatch's ``round_scored``.
-
-    Raises ``WireError`` if no round has been scored yet.
-    """
-    found = _lookup(_BY_OBSERVATION, observation, "observation")
-    last = found.rules.round_result(observation)
-    if last is None:
-        raise WireError("no round has been scored yet")
-    number, result = last
-    return round_result_to_proto(result, number)

@@ -32,7 +32,7 @@ class StepPrinter(Protocol):
     """Lines telling what one decision did (``before``, the actions taken, ``after``)."""
 
     def __call__(self, before: Any, actions: Mapping[Seat, Any], after: Any, /) -> list[str]:
-        """The lines."""
+        """The lines telling what happened between ``before`` and ``after`` (none when nothing public did)."""
         ...
 
 
@@ -66,5 +66,5 @@ class GameEntry:
 
     @property
     def name(self) -> str:
-        """The game's registry name."""
+        """The game's name."""
         return self.rules.name

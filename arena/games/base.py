@@ -96,7 +96,7 @@ class GameRules(Protocol[S, A, V_co]):
 
     @property
     def name(self) -> str:
-        """Registry key, e.g. ``"5211"``."""
+        """The game's name (its key in ``arena.games.GAMES``), e.g. ``"5211"``."""
         ...
 
     @property
@@ -168,6 +168,8 @@ def to_jsonable(value: Any) -> Any:
     Dataclasses become dicts, tuples and sets lists, enums their value (int enums their
     lower-case name), and values that print in a
     game's notation (cards, actions: anything defining ``notation``) their text.
+
+    Raises ``TypeError`` naming the type of a value it cannot convert.
     """
     if value is None or isinstance(value, (bool, str, float)):
         return value

@@ -35,24 +35,24 @@ seconds = wire_common.duration_from_proto
 def time_control_to_proto(tc: TimeControl) -> common_pb2.TimeControl:
     """The referee's time control on the wire."""
     return common_pb2.TimeControl(
-        decision_allowance=duration(tc.decision_seconds),
-        time_bank=duration(tc.bank_seconds),
-        strike_limit=tc.max_strikes,
-        disconnect_grace=duration(tc.grace_seconds),
+        decision_allowance=duration(tc.decision_allowance),
+        time_bank=duration(tc.time_bank),
+        strike_limit=tc.strike_limit,
+        disconnect_grace=duration(tc.disconnect_grace),
     )
 
 
 def time_control_from_proto(message: common_pb2.TimeControl, default: TimeControl) -> TimeControl:
-    """A time control from the wire; unset fields take the defaults. Raises ValueError if out of range."""
+    """A time control from the wire; unset fields take the defaults. Raises ``TimeControlError`` if out of range."""
     return TimeControl(
-        decision_seconds=seconds(message.decision_allowance)
+        decision_allowance=seconds(message.decision_allowance)
         if message.HasField("decision_allowance")
-        else default.decision_seconds,
-        bank_seconds=seconds(message.time_bank) if message.HasField("time_bank") else default.bank_seconds,
-        max_strikes=message.strike_limit or default.max_strikes,
-        grace_seconds=seconds(message.disconnect_grace)
+        else default.decision_allowance,
+        time_bank=seconds(message.time_bank) if message.HasField("time_bank") else default.time_bank,
+        strike_limit=message.strike_limit or default.strike_limit,
+        disconnect_grace=seconds(message.disconnect_grace)
         if message.HasField("disconnect_grace")
-        else default.grace_seconds,
+        else default.disconnect_grace,
     )
 
 
@@ -62,7 +62,10 @@ def outcome_to_proto(outcome: Outcome | None) -> common_pb2.Outcome:
 
 
 def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
-    """A session message for a bot on the wire."""
+    """A session message for a bot on the wire.
+
+    Raises ``TypeError`` for a message with no wire form (a ``KeepAlive`` is the servicer's to send).
+    """
     if isinstance(message, DecisionRequest):
         return bot_pb2.ConnectResponse(
             action_request=bot_pb2.ActionRequest(
@@ -70,8 +73,8 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
                 sequence=message.sequence,
                 seat=message.seat,
                 deadline=timestamp(message.deadline),
-                allowance=duration(message.decision_seconds),
-                time_bank=duration(message.bank_seconds),
+                allowance=duration(message.allowance),
+                time_bank=duration(message.time_bank),
                 observation=catalogue.observation_to_proto(message.observation),
                 legal_actions=list(message.legal_actions),
                 action_hint=message.action_hint,
@@ -98,7 +101,7 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
                 reason=message.reason,
                 fallback_action=message.fallback_action,
                 strikes=message.strikes,
-                strike_limit=message.max_strikes,
+                strike_limit=message.strike_limit,
             )
         )
     if isinstance(message, MatchEnd):

@@ -1,5 +1,5 @@
-"""The one table that maps the arena's domain errors to gRPC status codes, and the errors that never
-reach a gRPC caller (every error of ``arena.errors`` is in one or the other; tests/test_errors.py checks)."""
+"""The one table that maps the arena's domain errors to gRPC status codes (every error of ``arena.errors``
+is in it, or never reaches a gRPC caller: tests/test_errors.py lists those and checks)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from arena.errors import (
     AdminRequiredError,
     ArenaError,
     AuthError,
-    BadFilterError,
     BotNotFoundError,
     BotUnavailableError,
     GameSetupError,
@@ -22,23 +21,13 @@ from arena.errors import (
     LeagueSpecError,
     LeaguesUnavailableError,
     LimitExceededError,
-    MainJobError,
-    MalformedCaseFileError,
     MatchNotFinishedError,
     MatchNotFoundError,
     MatchSealedError,
     NameTakenError,
-    NotFoundError,
     NotRegisteredForGameError,
-    OperatorError,
-    PlayerError,
-    SeatGoneError,
-    SprtError,
-    SprtRunError,
-    StartupError,
     StoredDataError,
     TimeControlError,
-    TooManyErrorsError,
     UnknownGameError,
     WireError,
 )
@@ -70,22 +59,6 @@ STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (ArenaError, grpc.StatusCode.INVALID_ARGUMENT),
 )
 """First match wins, so subclasses come before their bases."""
-
-LOCAL_ONLY: tuple[type[ArenaError], ...] = (
-    SeatGoneError,  # the referee forfeits the seat
-    TooManyErrorsError,  # the Connect servicer closes the stream with its text
-    MalformedCaseFileError,  # arena conformance
-    SprtError,  # arena sprt
-    NotFoundError,  # the web site: 404
-    BadFilterError,  # the web site: 400
-    StartupError,  # arena serve: one line and a non-zero exit
-    OperatorError,  # the command line: one line and a non-zero exit
-    PlayerError,  # arena play
-    MainJobError,  # arena main-job
-    SprtRunError,  # arena sprt
-)
-"""The errors that never reach a gRPC caller: handled where they are raised, or raised only by the
-operator's tools and the web site (which say them in their own way)."""
 
 
 def status_for(error: Exception) -> grpc.StatusCode | None:

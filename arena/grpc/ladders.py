@@ -111,7 +111,8 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
     async def PauseLadder(  # noqa: N802
         self, request: ladder_pb2.PauseLadderRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> ladder_pb2.PauseLadderResponse:
-        """Pause a ladder."""
+        """Stop a ladder scheduling new matches until ``ResumeLadder``; admin only. Raises
+        ``AdminRequiredError`` without the admin token, ``LadderNotFoundError`` for an unknown id."""
         self.node.check_admin(admin_token(context))
         return ladder_pb2.PauseLadderResponse(ladder=ladder_to_proto(await self._ladders().pause(request.ladder_id)))
 

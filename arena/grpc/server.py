@@ -102,7 +102,10 @@ async def start_server(
     node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFiles | None = None, reuse_port: bool = False
 ) -> GrpcServer:
     """Build and start the server on ``address`` (port 0 picks a free port); ``reuse_port`` shares
-    the port with sibling workers."""
+    the port with sibling workers.
+
+    Raises ``OSError`` if the address cannot be bound.
+    """
     interceptors: list[grpc.aio.ServerInterceptor] = [DecodeErrorInterceptor()]
     if node.metrics is not None:
         # Outermost, so it counts the INVALID_ARGUMENT of an undecodable request too.

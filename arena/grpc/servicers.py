@@ -18,7 +18,7 @@ import grpc
 
 from arena import __version__
 from arena.errors import AuthError, LeaguesUnavailableError, LimitExceededError, TooManyErrorsError, echo
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.grpc import convert
 from arena.grpc.decode import Undecodable
 from arena.grpc.errors import status_for
@@ -560,7 +560,10 @@ class NodeServicer(node_pb2_grpc.NodeServiceServicer):
     async def ListNodes(  # noqa: N802
         self, request: node_pb2.ListNodesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> node_pb2.ListNodesResponse:
-        """Every node with a live heartbeat, with its load."""
+        """Every node with a live heartbeat, with its load.
+
+        Raises ``LeaguesUnavailableError`` (UNIMPLEMENTED) on a node without Redis.
+        """
         if self.node.nodes is None:
             raise LeaguesUnavailableError("this arena node runs without Redis: it is the only node")
         return node_pb2.ListNodesResponse(nodes=[convert.node_to_proto(n) for n in await self.node.nodes.nodes()])

@@ -10,7 +10,6 @@ the matchmaker gives it games first.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
 
 from arena.ladder.versions import BotVersion
 from arena.league.table import LeagueTable
@@ -61,8 +60,3 @@ def standings(table: LeagueTable, retired: frozenset[str] = frozenset()) -> list
         )
         for row in table.rows
     ]
-
-
-def by_bot(lines: Iterable[Standing]) -> Mapping[str, Standing]:
-    """The standings keyed by bot."""
-    return {line.bot: line for line in lines}

@@ -9,7 +9,6 @@
 - :mod:`~arena.league.bradley_terry` and :mod:`~arena.league.table`: the order-independent
   league table (maximum-likelihood Bradley–Terry with 95% intervals, ranks, provisional marks,
   points and counts), fitted from an aggregate.
-- :mod:`~arena.league.ratings`: the table for callers that hold stored results as JSON dicts.
 - :mod:`~arena.league.sprt`: the sequential test "is this version better?".
 - :mod:`~arena.league.elo`: Elo replayed from results, for charts only (not a ranking).
 
@@ -20,7 +19,6 @@ the store feed it results and persist what it returns.
 from arena.errors import LeagueSpecError
 from arena.league.aggregate import BotRecord, PairingAggregate, PairRecord, result_fields
 from arena.league.bradley_terry import BradleyTerryFit, fit_aggregate, fit_bradley_terry
-from arena.league.ratings import aggregate_results, league_table
 from arena.league.result import MatchResult, PairGame, unique_results
 from arena.league.schedule import Design, LeagueFormat, LeagueSpec, MatchSpec, league_tables, schedule_league
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable, TableRow
@@ -40,10 +38,8 @@ __all__ = [
     "PairRecord",
     "PairingAggregate",
     "TableRow",
-    "aggregate_results",
     "fit_aggregate",
     "fit_bradley_terry",
-    "league_table",
     "league_tables",
     "result_fields",
     "schedule_league",

@@ -22,7 +22,7 @@ it atomically with each result and rebuild it from the stored results at any tim
 
 Fields: ``"p\\t{a}\\t{b}\\t{k}"`` → ``"games half_points"`` for bots ``a < b`` (by name) met in
 k-player matches, ``"b\\t{bot}"`` → ``"matches wins placings score timeouts forfeits"``, and
-``"#"`` → ``"rated aborted"``. Bot names never contain a tab (see the registry's name rule).
+``"#"`` → ``"rated aborted"``. Bot names never contain a tab (see the bot registry's name rule).
 """
 
 from __future__ import annotations
@@ -95,7 +95,10 @@ class PairingAggregate:
         self.add_fields(result_fields(result))
 
     def add_fields(self, fields: Mapping[str, str]) -> None:
-        """Add increments (or a whole aggregate) in the stored form (see the module docstring)."""
+        """Add increments (or a whole aggregate) in the stored form (see the module docstring).
+
+        Raises ``ValueError`` naming a field that is not one of the aggregate's.
+        """
         for name, value in fields.items():
             numbers = [int(x) for x in value.split()]
             kind, _, rest = name.partition(SEPARATOR)

@@ -69,6 +69,8 @@ def circle_rounds(n: int) -> list[list[tuple[int, int]]]:
     ``n`` even gives ``n - 1`` rounds of ``n / 2`` pairs; ``n`` odd adds a phantom bot and gives
     ``n`` rounds in which one bot rests. Bot 0 (or the phantom) stays put while the others turn
     one place per round; the fixed bot's pair is flipped every other round (Berger tables).
+
+    Raises ``ValueError`` for fewer than 2 bots.
     """
     if n < 2:
         raise ValueError(f"a round-robin needs at least 2 bots, not {n}")
@@ -107,6 +109,8 @@ def cyclic_blocks(n: int, k: int, max_tables: int, seed: int = 0) -> list[Block]
     Every bot plays equally often; every pair meets equally often or within one (checked in
     tests over a sweep; :func:`pair_spread` measures any result). Tables come shift by shift,
     so each bot's appearances are spread evenly through the list.
+
+    Raises ``ValueError`` unless ``1 <= k <= n``.
     """
     if not 1 <= k <= n:
         raise ValueError(f"tables of {k} need 1 <= k <= bots ({n})")
@@ -241,6 +245,8 @@ def equitable_seating(tables: Sequence[Sequence[int]], seats: int) -> list[Block
     Each table must hold ``seats`` distinct bots. See the module docstring for the method;
     a bot's appearances are chunked in list order, so the balance also holds over every
     stretch of ``seats`` consecutive appearances.
+
+    Raises ``ValueError`` naming a table that does not hold ``seats`` distinct bots.
     """
     # Nodes: table g is node g; a bot's chunk gets a node after the tables.
     at: list[dict[int, int]] = [{} for _ in tables]  # node -> {colour: neighbour}

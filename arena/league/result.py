@@ -89,11 +89,6 @@ class MatchResult:
         """Whether ratings count this match (every termination but ``ABORTED``)."""
         return self.termination is not Termination.ABORTED
 
-    @property
-    def cluster(self) -> str:
-        """The group of matches whose luck is shared: the deal, or else the match itself."""
-        return self.deal_id if self.deal_id is not None else self.match_id
-
     def pair_games(self) -> list[PairGame]:
         """The pairwise decomposition (see the module docstring); empty if not rated."""
         k = len(self.bots)

@@ -44,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.errors import LeagueSpecError, echo
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.league.design import (
     EXTRA_BASE_BLOCKS,
     all_blocks,

@@ -151,7 +151,10 @@ class Tally:
         return sum(self.counts)
 
     def add(self, score: float) -> None:
-        """Count one unit of this score (one of ``scores``)."""
+        """Count one unit of this score (one of ``scores``).
+
+        Raises ``SprtError`` naming a score that is not one of ``scores``.
+        """
         for i, s in enumerate(self.scores):
             if abs(s - score) < 1e-9:
                 self.counts[i] += 1

@@ -7,10 +7,9 @@ Redis: seats are reached through the :class:`~arena.referee.seat.SeatClient` pro
 """
 
 from arena.errors import SeatGoneError
-from arena.referee.clock import Clock, ManualClock, MonotonicClock
-from arena.referee.local import PolicySeat
+from arena.referee.clock import Clock, MonotonicClock
 from arena.referee.match import EventKind, MatchSetup, run_match
-from arena.referee.record import DecisionRecord, Fault, MatchRecord, RejectionRecord, replay
+from arena.referee.record import DecisionRecord, Fault, MatchRecord, RejectionRecord, final_state, replay_states
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient
 from arena.referee.timecontrol import TimeControl
 
@@ -20,18 +19,17 @@ __all__ = [
     "DecisionRequest",
     "EventKind",
     "Fault",
-    "ManualClock",
     "MatchEnd",
     "MatchRecord",
     "MatchSetup",
     "MatchStart",
     "MonotonicClock",
-    "PolicySeat",
     "Rejection",
     "RejectionRecord",
     "SeatClient",
     "SeatGoneError",
     "TimeControl",
-    "replay",
+    "final_state",
+    "replay_states",
     "run_match",
 ]

@@ -1,13 +1,12 @@
-"""Clocks for the referee: the real monotonic one, and a manual one so timeout tests never sleep."""
+"""Clocks for the referee: the protocol it is written against, and the real monotonic one (the tests
+drive theirs by hand: tests/referee/doubles.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -67,74 +66,3 @@ class MonotonicClock:
     async def sleep(self, seconds: float) -> None:
         """``asyncio.sleep``."""
         await asyncio.sleep(seconds)
-
-
-class ManualClock:
-    """A clock that only moves when told to: ``advance`` fires every timer that falls due."""
-
-    def __init__(self, start: float = 1_000.0) -> None:
-        self._now = start
-        self._timers: list[tuple[float, int, asyncio.Future[None]]] = []
-        self._order = itertools.count()
-
-    def now(self) -> float:
-        """The manual time."""
-        return self._now
-
-    def wall(self) -> float:
-        """The manual time, read as a Unix timestamp."""
-        return self._now
-
-    def _timer(self, seconds: float) -> asyncio.Future[None]:
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        if seconds <= 0:
-            future.set_result(None)
-        else:
-            heapq.heappush(self._timers, (self._now + seconds, next(self._order), future))
-        return future
-
-    async def sleep(self, seconds: float) -> None:
-        """Wait until the clock has been advanced by ``seconds``."""
-        await self._timer(seconds)
-
-    def call_later(self, seconds: float, callback: Callable[[], object]) -> Cancellable:
-        """Call ``callback`` when the clock has been advanced by ``seconds``."""
-        timer = self._timer(seconds)
-        timer.add_done_callback(lambda done: None if done.cancelled() else callback())
-        return timer
-
-    async def wait_for(self, awaitable: Awaitable[T], seconds: float) -> T:
-        """Race ``awaitable`` against a manual timer."""
-        task = asyncio.ensure_future(awaitable)
-        timer = self._timer(seconds)
-        try:
-            waiters: set[asyncio.Future[Any]] = {task, timer}
-            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            timer.cancel()
-        if task.done():
-            return task.result()
-        task.cancel()
-        raise TimeoutError
-
-    async def advance(self, seconds: float) -> None:
-        """Move time forward, firing due timers in order, and let the woken tasks run."""
-        target = self._now + seconds
-        while self._timers and self._timers[0][0] <= target:
-            due, _, future = heapq.heappop(self._timers)
-            self._now = due
-            if not future.done():
-                future.set_result(None)
-            await _settle()
-        self._now = target
-        await _settle()
-
-    @property
-    def pending_timers(self) -> int:
-        """How many timers are still waiting (cancelled ones excluded)."""
-        return sum(1 for _, _, future in self._timers if not future.done())
-
-
-async def _settle() -> None:
-    for _ in range(20):
-        await asyncio.sleep(0)

@@ -3,7 +3,7 @@
 The policy (also in the README): a late, illegal or unparseable answer gets the bot a rejection that
 says why, the fallback action played for it, and a strike. A decision that falls due while the bot
 is disconnected gets the fallback without a strike: a bot that reconnects within the grace period
-carries on. At ``max_strikes`` strikes, or when its
+carries on. At ``strike_limit`` strikes, or when its
 bot is gone past the grace period (``SeatGoneError``), the seat is forfeited: the fallback policy plays it
 to the end and the outcome places it last. The fallback action is the first legal action in the
 game's canonical order. Whatever one seat does, the match ends and the others' results stand.
@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from arena.errors import ActionError, GameSetupError, IllegalActionError, SeatGoneError
 from arena.games.base import GameRules, Outcome, Seat, Termination
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.referee.clock import Cancellable, Clock, MonotonicClock
 from arena.referee.record import DecisionRecord, Fault, MatchRecord, RejectionRecord, final_outcome
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient
@@ -137,7 +137,7 @@ class Match:
         self.state = self.game.initial_state(len(setup.players), setup.seed, setup.options, setup.deck)
         n = len(setup.players)
         tc = setup.time_control
-        self.bank = [tc.bank_seconds] * n
+        self.bank = [tc.time_bank] * n
         self.record = MatchRecord(
             match_id=setup.match_id,
             game=setup.game,
@@ -301,7 +301,7 @@ class Match:
         if seat in self.record.forfeits:
             return DecisionRecord(self.step, seat, fallback, 0.0, Fault.FORFEITED)
         tc = self.setup.time_control
-        limit = tc.decision_seconds + self.bank[seat]
+        limit = tc.decision_allowance + self.bank[seat]
         request = DecisionRequest(
             match_id=self.setup.match_id,
             game=self.setup.game,
@@ -311,8 +311,8 @@ class Match:
             legal_actions=[str(a) for a in legal],
             action_hint=self.game.describe_action(self.state, seat),
             deadline=self.clock.wall() + limit,
-            decision_seconds=tc.decision_seconds,
-            bank_seconds=self.bank[seat],
+            allowance=tc.decision_allowance,
+            time_bank=self.bank[seat],
         )
         started = self.clock.now()
         try:
@@ -344,7 +344,7 @@ class Match:
             return self._forfeit(seat, fallback, elapsed, Termination.DISCONNECTED, error)
         answer = future.result()
         tc = self.setup.time_control
-        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - tc.decision_seconds))
+        self.bank[seat] = max(0.0, self.bank[seat] - max(0.0, elapsed - tc.decision_allowance))
         try:
             action = self.game.check_action(self.state, seat, self.game.parse_action(answer))
         except ActionError as failure:
@@ -372,7 +372,7 @@ class Match:
                 self.step, seat, request.sequence, answer[:MAX_RECORDED_ANSWER], reason, fault, fallback, strikes
             )
         )
-        limit = self.setup.time_control.max_strikes
+        limit = self.setup.time_control.strike_limit
         if strikes >= limit and seat not in record.forfeits:
             record.forfeits[seat] = cause
         rejection = Rejection(self.setup.match_id, request.sequence, seat, fault, reason, fallback, strikes, limit)
@@ -389,7 +389,7 @@ class Match:
     async def _tell(self, seat: Seat, message: Any) -> None:
         """Deliver a notice to a seat; a failing seat cannot stop the match."""
         try:
-            await self.clock.wait_for(message, self.setup.time_control.decision_seconds)
+            await self.clock.wait_for(message, self.setup.time_control.decision_allowance)
         except Exception:
             log.warning("could not notify seat %d of match %s", seat, self.setup.match_id, exc_info=True)
 

@@ -1,15 +1,15 @@
-"""Match records: everything needed to replay a match exactly, and the replay itself."""
+"""Match records: everything needed to replay a match exactly, and the replay itself (:func:`replay_states`)."""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from arena.errors import StoredDataError, echo
+from arena.errors import IllegalActionError, StoredDataError, echo
 from arena.games.base import Outcome, Seat, Termination
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.referee.timecontrol import TimeControl
 
 
@@ -208,19 +208,40 @@ def final_outcome(game_outcome: Outcome, forfeits: dict[Seat, Termination]) -> O
     return Outcome.from_keys(termination, game_outcome.scores, keys, forfeited)
 
 
+def replay_states(
+    game: str,
+    num_players: int,
+    seed: int,
+    options: Mapping[str, Any],
+    deck: Sequence[str] | None,
+    turns: Iterable[Mapping[Seat, str]],
+) -> Iterator[Any]:
+    """Every state of a recorded match: the initial one, then one after each turn's actions (one
+    ``{seat: action text}`` per turn, in order), played through the rules. The one replay of a record,
+    whether the referee's (:func:`final_state`) or the wire's (``arena.wire.record``).
+
+    Raises ``UnknownGameError`` or ``GameSetupError`` if the match cannot be set up, and an
+    ``ActionError`` (``IllegalActionError`` when a turn's seats are not the seats to move) if a turn
+    does not replay; the states yielded before stay valid.
+    """
+    rules = get_game(game)
+    state = rules.initial_state(num_players, seed, options, deck)
+    yield state
+    for index, texts in enumerate(turns):
+        expected = rules.to_move(state)
+        if set(texts) != expected:
+            raise IllegalActionError(
+                f"turn {index} has actions for seats {sorted(texts)}, but seats {sorted(expected)} are to move"
+            )
+        state = rules.apply(state, {seat: rules.parse_action(text) for seat, text in texts.items()})
+        yield state
+
+
 def final_state(record: MatchRecord) -> Any:
-    """The last state of the recorded match, rebuilt by playing its actions through the rules."""
-    game = get_game(record.game)
-    state = game.initial_state(len(record.players), record.seed, record.options, record.deck)
-    for step in record.steps:
-        state = game.apply(state, {d.seat: game.parse_action(d.action) for d in step})
+    """The last state of the recorded match, rebuilt by playing its actions through the rules
+    (raises as :func:`replay_states`)."""
+    turns = ({d.seat: d.action for d in step} for step in record.steps)
+    state = None
+    for state in replay_states(record.game, len(record.players), record.seed, record.options, record.deck, turns):  # noqa: B007
+        pass
     return state
-
-
-def replay(record: MatchRecord) -> Outcome:
-    """Play the recorded actions through the rules again and return the outcome they give."""
-    outcome = get_game(record.game).outcome(final_state(record))
-    if outcome is None:
-        # The match was aborted before the rules ended it.
-        return Outcome(Termination.ABORTED, (), (), frozenset(record.forfeits))
-    return final_outcome(outcome, record.forfeits)

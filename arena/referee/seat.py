@@ -42,9 +42,10 @@ class DecisionRequest:
     action_hint: str
     deadline: float
     """Wall-clock Unix time by which the answer must arrive (allowance plus remaining bank)."""
-    decision_seconds: float
-    bank_seconds: float
-    """Time bank left for the match before this decision."""
+    allowance: float
+    """Seconds this decision may take without spending the time bank (the match's ``decision_allowance``)."""
+    time_bank: float
+    """Seconds of time bank left for the match before this decision."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -59,7 +60,7 @@ class Rejection:
     reason: str
     fallback_action: str
     strikes: int
-    max_strikes: int
+    strike_limit: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

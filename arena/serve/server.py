@@ -35,7 +35,7 @@ from arena.store.embedded import EmbeddedRedis, redacted
 from arena.store.ladders import LadderStore
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import MatchQueue
-from arena.store.nodes import NodeRegistry
+from arena.store.nodes import NodeDirectory
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
 from arena.store.relay import RelayStore
 from arena.store.running import RunningIndex
@@ -226,7 +226,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         lease_seconds=config.lease_seconds,
         metrics=metrics,
     )
-    node.nodes = NodeRegistry(client, node_id, config.address)
+    node.nodes = NodeDirectory(client, node_id, config.address)
     relay = Relay(RelayStore(client, node_id), hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
     node.matches.relay = relay
     relay.adopt = node.matches.adopt

@@ -19,7 +19,7 @@ from arena.errors import (
     UnknownGameError,
     echo,
 )
-from arena.games.registry import GAMES
+from arena.games.lookup import GAMES
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:@[A-Za-z0-9][A-Za-z0-9_.-]{0,31})?")
 """A bot name, matched in full (``fullmatch``: no trailing newline). Unique regardless of case.
@@ -146,7 +146,11 @@ class BotRegistry:
 
     async def register(self, name: str, admin_token: str | None = None, games: Iterable[str] = ()) -> str:
         """Register a bot for ``games`` (empty = every game, see ``registered_games``) and return its
-        token (shown once, never stored in clear)."""
+        token (shown once, never stored in clear).
+
+        Raises ``AdminRequiredError`` without the admin token (unless registration is open), ``InvalidNameError``
+        for a name outside the pattern, ``NameTakenError`` for a name in use.
+        """
         if not self.open_registration:
             self.check_admin(admin_token)
         if not NAME_PATTERN.fullmatch(name):
@@ -163,13 +167,19 @@ class BotRegistry:
         return token
 
     async def revoke(self, name: str, admin_token: str | None) -> None:
-        """Revoke a bot's token (admin only): it stops working at once; the name stays the bot's."""
+        """Revoke a bot's token (admin only): it stops working at once; the name stays the bot's.
+
+        Raises ``AdminRequiredError`` without the admin token, ``BotNotFoundError`` for an unknown name.
+        """
         self.check_admin(admin_token)
         if not await self._store.replace(name, None):
             raise BotNotFoundError(f"no bot named {name[:80]!r} is registered")
 
     async def rotate(self, name: str, admin_token: str | None) -> str:
-        """Give a bot a new token (admin only) and return it, once; the old one stops working."""
+        """Give a bot a new token (admin only) and return it, once; the old one stops working.
+
+        Raises ``AdminRequiredError`` without the admin token, ``BotNotFoundError`` for an unknown name.
+        """
         self.check_admin(admin_token)
         token = self.make_token()
         if not await self._store.replace(name, hash_token(token)):

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.errors import LadderExistsError, LadderNotFoundError, LadderSpecError, echo
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.ladder.matchmaker import Candidate, pick_tables, rotations
 from arena.ladder.standings import Standing, standings
 from arena.league.aggregate import PairingAggregate
@@ -131,7 +131,10 @@ class LadderService:
         return await self.get(made)
 
     async def get(self, ladder_id: str) -> LadderInfo:
-        """A ladder, its state and figures."""
+        """A ladder, its state and figures.
+
+        Raises ``LadderNotFoundError`` for an unknown id.
+        """
         spec = await self.store.spec(ladder_id)
         if spec is None:
             raise LadderNotFoundError(f"no ladder {echo(ladder_id)}")

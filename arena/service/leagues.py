@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from arena.errors import LeagueExistsError, LeagueNotFoundError, LeagueSpecError, echo
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.league.aggregate import PairingAggregate
 from arena.league.schedule import SECRET_BYTES, LeagueSpec, match_count, schedule_league
 from arena.league.table import LeagueTable
@@ -173,7 +173,10 @@ class LeagueService:
         return await self.get(made)
 
     async def get(self, league_id: str) -> LeagueInfo:
-        """A league and its progress."""
+        """A league and its progress.
+
+        Raises ``LeagueNotFoundError`` for an unknown id.
+        """
         stored = await self.store.spec(league_id)
         if stored is None or SpecKind.of(stored) is SpecKind.LADDER:  # a ladder keeps its spec beside the leagues'
             raise LeagueNotFoundError(f"no league {echo(league_id)}")

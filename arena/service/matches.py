@@ -26,7 +26,7 @@ from arena.errors import (
     MatchSealedError,
     echo,
 )
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.referee.clock import Clock
 from arena.referee.match import EventKind, Match, MatchEvent, MatchMetrics, MatchSetup
 from arena.referee.record import MatchRecord, final_state
@@ -223,6 +223,10 @@ class MatchManager:
 
         A bot connected to another node of the arena plays through that node (``relay``); this node
         checks its own bots' free slots, and trusts the others' nodes to keep theirs.
+
+        Raises ``GameSetupError`` for a player count the game does not take, a running match's id or options the
+        game refuses; ``BotUnavailableError`` for a bot not registered for the game, ``BotAbsentError`` for one
+        connected nowhere, ``BotBusyError`` for one with no free slot.
         """
         game = get_game(game_name)
         if len(bots) not in game.player_counts:
@@ -289,7 +293,7 @@ class MatchManager:
             if name in elsewhere and self.relay is not None:
                 seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, index, game_name))
             else:
-                seats.append(self.hub.seat_for(name, match_id, index, tc.grace_seconds))
+                seats.append(self.hub.seat_for(name, match_id, index, tc.disconnect_grace))
         setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
         match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
         if seal is not None and seal_size > 0:

@@ -302,7 +302,7 @@ class RelaySeat:
 
     async def match_started(self, start: MatchStart) -> None:
         """Tell the home node to seat the bot."""
-        self.grace = start.time_control.grace_seconds
+        self.grace = start.time_control.disconnect_grace
         self.start = start
         self._post(RelayKind.START, start, grace=str(self.grace))
 
@@ -354,7 +354,7 @@ class RelaySeat:
             self._post(RelayKind.REQUEST, request, seq=str(request.sequence))
 
     async def rejected(self, rejection: Rejection) -> None:
-        """Pass a rejection on."""
+        """Post the rejection to the inbox of the node the bot is connected to, which sends it on."""
         self._post(RelayKind.PUSH, rejection)
 
     async def match_ended(self, end: MatchEnd) -> None:

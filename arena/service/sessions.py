@@ -158,7 +158,7 @@ class RemoteSeat:
             self.pending = None
 
     async def rejected(self, rejection: Rejection) -> None:
-        """Tell the bot."""
+        """Send the bot an ``ActionRejected`` on its live connection, if it has one (a reconnect does not resend it)."""
         self.session.send(rejection)
 
     async def match_ended(self, end: MatchEnd) -> None:

@@ -59,7 +59,8 @@ class MemoryClientBook:
         self._seen: dict[str, dict[str, float]] = {}
 
     async def seen(self, bot: str, name: str, version: str, at: float) -> None:
-        """Note the client."""
+        """Record that ``bot`` connected with client program ``name`` ``version`` at ``at`` (texts truncated;
+        the oldest entries beyond the limit are dropped)."""
         values = self._seen.setdefault(bot, {})
         values[f"{name[:MAX_TEXT]}{SEPARATOR}{version[:MAX_TEXT]}"] = at
         for old in _trim(values):

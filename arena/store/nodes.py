@@ -44,7 +44,7 @@ return 0
 """
 
 
-class NodeRegistry:
+class NodeDirectory:
     """This node's heartbeat, and the list of every live node."""
 
     def __init__(

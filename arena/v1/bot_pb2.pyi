@@ -214,7 +214,7 @@ class Hello(_message.Message):
     """Free-form version of the client, for logs."""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The games this connection plays, by registry name (e.g. "5211"): each must be one the bot is
+        """The games this connection plays, by name (e.g. "5211"): each must be one the bot is
         registered for (RegisterBotRequest.games), or the stream is refused with INVALID_ARGUMENT,
         naming the game. Empty = every game the bot is registered for.
         """
@@ -382,7 +382,7 @@ class MatchStarted(_message.Message):
     match_id: _builtins.str
     """The match's id, used by every later message about it."""
     game: _builtins.str
-    """The game, by registry name (e.g. "5211")."""
+    """The game, by name (e.g. "5211")."""
     seat: _builtins.int
     """The bot's seat, 0-based."""
     num_players: _builtins.int

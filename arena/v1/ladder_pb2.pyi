@@ -86,7 +86,7 @@ class LadderSpec(_message.Message):
     name: _builtins.str
     """A display name (free text, at most 100 characters); empty = the ladder's id."""
     game: _builtins.str
-    """The game, by registry name (e.g. "5211")."""
+    """The game, by name (e.g. "5211")."""
     players_per_match: _builtins.int
     """Players at each match; 0 (unset) means 2."""
     duplicate_deals: _builtins.bool

@@ -120,7 +120,7 @@ class LeagueSpec(_message.Message):
     name: _builtins.str
     """A display name (free text)."""
     game: _builtins.str
-    """The game, by registry name (e.g. "5211")."""
+    """The game, by name (e.g. "5211")."""
     players_per_match: _builtins.int
     """Players at each match (2 to 5 for 5211); 0 (unset) means 2."""
     games_per_pairing: _builtins.int

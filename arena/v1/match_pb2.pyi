@@ -94,7 +94,7 @@ class StartMatchRequest(_message.Message):
     SEAL_FIELD_NUMBER: _builtins.int
     SEAL_SIZE_FIELD_NUMBER: _builtins.int
     game: _builtins.str
-    """The game, by registry name (e.g. "5211")."""
+    """The game, by name (e.g. "5211")."""
     seed: _builtins.int
     """The seed that shuffles the deck(s); unset = the server picks one (recorded in the MatchRecord).
     Never sent to bots.
@@ -458,7 +458,7 @@ class MatchSummary(_message.Message):
     match_id: _builtins.str
     """The match."""
     game: _builtins.str
-    """The game, by registry name."""
+    """The game, by name."""
     state: Global___MatchState.ValueType
     """Where the match is in its life."""
     league_id: _builtins.str
@@ -567,7 +567,7 @@ class MatchRecord(_message.Message):
     match_id: _builtins.str
     """The match."""
     game: _builtins.str
-    """The game, by registry name."""
+    """The game, by name."""
     seed: _builtins.int
     """The seed the match was shuffled from (every later deck of the longer game derives from it)."""
     arena_version: _builtins.str

@@ -46,7 +46,7 @@ class Bot(_message.Message):
     """The bot's unique name."""
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The games it is registered for, by registry name."""
+        """The games it is registered for, by name."""
 
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
@@ -83,7 +83,7 @@ class RegisterBotRequest(_message.Message):
     """
     @_builtins.property
     def games(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The games it will play, by registry name; empty = every game the arena has. An unknown game is
+        """The games it will play, by name; empty = every game the arena has. An unknown game is
         refused with INVALID_ARGUMENT and nothing is registered.
         """
 

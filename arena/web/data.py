@@ -32,7 +32,7 @@ from arena.errors import (
     echo,
 )
 from arena.games.base import GameRules
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.ladder.standings import Standing
 from arena.ladder.versions import BotVersion
 from arena.league.elo import INITIAL_RATING, EloLadder
@@ -86,7 +86,7 @@ class SiteData:
 
     node: ArenaNode
     rules_of: RulesOf = get_game
-    """The rules a record is replayed with, by game name (the rules registry)."""
+    """The rules a record is replayed with, by game name (the rules lookup, ``arena.games.lookup``)."""
     _replays: OrderedDict[str, asyncio.Future[list[dict[str, Any]]]] = dataclasses.field(default_factory=OrderedDict)
     _charts: OrderedDict[tuple[str, int], list[Series]] = dataclasses.field(default_factory=OrderedDict)
 
@@ -134,7 +134,10 @@ class SiteData:
         return self.node.leagues
 
     async def league_board(self, league_id: str) -> dict[str, Any]:
-        """A league's table (rank, bot, rating with its interval, counts, faults) and its chart."""
+        """A league's table (rank, bot, rating with its interval, counts, faults) and its chart.
+
+        Raises ``NotFoundError`` for an unknown league.
+        """
         leagues = self._leagues()
         try:
             info, table = await leagues.leaderboard(league_id[:MAX_FILTER])
@@ -215,7 +218,10 @@ class SiteData:
     # --- bots ---------------------------------------------------------------------------------
 
     async def bot(self, name: str) -> dict[str, Any]:
-        """A bot: its games, clients and versions, connection, recent matches, leagues, faults, rating history."""
+        """A bot: its games, clients and versions, connection, recent matches, leagues, faults, rating history.
+
+        Raises ``NotFoundError`` for an unknown bot.
+        """
         name = name[:MAX_FILTER]
         try:
             games = await self.node.registry.games_of(name)
@@ -311,7 +317,10 @@ class SiteData:
     async def matches(
         self, game: str, bot: str, league: str, state: str, page: str, ladder: str = ""
     ) -> dict[str, Any]:
-        """One page of the match list, newest first, filtered by game, bot, league or ladder, and state."""
+        """One page of the match list, newest first, filtered by game, bot, league or ladder, and state.
+
+        Raises ``BadFilterError`` for a filter value that cannot be one, ``NotFoundError`` for an unknown ladder.
+        """
         if state not in STATES:
             raise BadFilterError(f"state must be running or finished, not {echo(state)}")
         phase = STATES[state]
@@ -375,7 +384,10 @@ class SiteData:
         return {"matches": shown, "next_page": str(offset + PAGE_SIZE) if more else ""}
 
     async def match(self, match_id: str) -> dict[str, Any]:
-        """A match: running (on any node, with Redis), or finished (its summary, faults and replay address)."""
+        """A match: running (on any node, with Redis), or finished (its summary, faults and replay address).
+
+        Raises ``NotFoundError`` for an unknown match, or one withheld until its duplicate deal is over.
+        """
         match_id = match_id[:MAX_FILTER]
         running = self.node.matches.running.get(match_id)
         if running is not None:
@@ -410,7 +422,10 @@ class SiteData:
         return match_json(info) | {"faults": faults, "steps": len(record.steps)}
 
     async def replay(self, match_id: str) -> dict[str, Any]:
-        """A finished match's replay: every step's state (hands included) and the actions that made it."""
+        """A finished match's replay: every step's state (hands included) and the actions that made it.
+
+        Raises ``NotFoundError`` while the match runs, is withheld, or for an unknown one.
+        """
         match_id = match_id[:MAX_FILTER]
         if match_id in self.node.matches.running:
             raise NotFoundError(f"match {echo(match_id)} is still running: its replay is released at its end")

@@ -127,7 +127,7 @@ async def ladder_page(request: web.Request) -> dict[str, Any]:
 
 @aiohttp_jinja2.template("bot.html")
 async def bot_page(request: web.Request) -> dict[str, Any]:
-    """A bot's page."""
+    """``/bots/{name}``: the bot's games, clients, recent matches and its rating chart; 404 for an unknown bot."""
     bot = await request.app[DATA].bot(request.match_info["name"])
     title = "Rating in each league (Elo) and ladder"
     chart = _chart(bot["series"], title, "results stored (league), rated games (ladder)", "rating")
@@ -231,7 +231,7 @@ async def api_events(request: web.Request) -> web.StreamResponse:
 
 
 def make_app(node: ArenaNode, rules_of: RulesOf | None = None) -> web.Application:
-    """The site over ``node`` (``rules_of`` replays records; default: the rules registry)."""
+    """The site over ``node`` (``rules_of`` replays records; default: the rules lookup)."""
     app = web.Application(middlewares=[security])
     app[DATA] = SiteData(node) if rules_of is None else SiteData(node, rules_of)
     app[STREAMS] = [0]

@@ -90,13 +90,6 @@ def _board_message(board: Board) -> pb.AzulBoard:
     )
 
 
-def board_to_proto(board: Board) -> pb.AzulBoard:
-    """The wire form of one board (a new message the caller may change)."""
-    message = pb.AzulBoard()
-    message.CopyFrom(_board_message(board))
-    return message
-
-
 def board_from_proto(message: pb.AzulBoard) -> Board:
     """One board from its wire form; raises ``WireError`` on a malformed line, wall or floor."""
     if len(message.pattern_lines) != SIZE or len(message.wall_rows) != SIZE:
@@ -211,7 +204,10 @@ def observation_to_proto(observation: Observation) -> pb.AzulObservation:
 
 
 def observation_from_proto(message: pb.AzulObservation) -> Observation:
-    """The engine's Observation from its wire form (what the starter bots reason over)."""
+    """The engine's Observation from its wire form (what the starter bots reason over).
+
+    Raises ``WireError`` naming an unset or unknown enum value or a malformed list.
+    """
     wall_side = _WALL_FROM_PROTO.get(message.wall_side)
     if wall_side is None:
         raise WireError(f"Azul observation has an unset or unknown wall side {message.wall_side!r}")

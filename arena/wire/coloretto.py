@@ -178,7 +178,10 @@ def observation_to_proto(observation: Observation) -> pb.ColorettoObservation:
 
 
 def observation_from_proto(message: pb.ColorettoObservation) -> Observation:
-    """The engine's Observation from its wire form (what the starter bots reason over)."""
+    """The engine's Observation from its wire form (what the starter bots reason over).
+
+    Raises ``WireError`` naming an unset or unknown value or a malformed field.
+    """
     scoring = _SCORING_FROM_PROTO.get(message.scoring)
     if scoring is None:
         raise WireError(f"Coloretto observation has an unset or unknown scoring {message.scoring!r}")

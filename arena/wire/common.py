@@ -57,7 +57,10 @@ def outcome_to_proto(outcome: Outcome) -> common_pb2.Outcome:
 
 
 def outcome_from_proto(message: common_pb2.Outcome) -> Outcome:
-    """The engine's Outcome from its wire form (``winners`` is derived from the placings)."""
+    """The engine's Outcome from its wire form (``winners`` is derived from the placings).
+
+    Raises ``WireError`` when the lists disagree in length or a forfeited seat is not one.
+    """
     if len(message.scores) != len(message.placings):
         raise WireError(f"outcome has {len(message.scores)} scores but {len(message.placings)} placings")
     forfeited = frozenset(message.forfeited_seats)

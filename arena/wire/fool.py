@@ -78,13 +78,6 @@ def _trick_message(trick: Trick) -> pb.FoolTrick:
     )
 
 
-def trick_to_proto(trick: Trick) -> pb.FoolTrick:
-    """The wire form of a completed trick (a new message the caller may change)."""
-    message = pb.FoolTrick()
-    message.CopyFrom(_trick_message(trick))
-    return message
-
-
 def trick_from_proto(message: pb.FoolTrick) -> Trick:
     """A completed trick from its wire form."""
     return Trick(

@@ -85,7 +85,10 @@ def _round_result_message(result: RoundResult) -> pb.Game5211RoundResult:
 
 
 def round_result_from_proto(message: pb.Game5211RoundResult) -> RoundResult:
-    """One scored round from its wire form (``points`` is derived, so it is not read)."""
+    """One scored round from its wire form (``points`` is derived, so it is not read).
+
+    Raises ``WireError`` naming an unset or unknown scoring kind or colour.
+    """
     kind = _KIND_FROM_PROTO.get(message.kind)
     if kind is None:
         raise WireError(f"5211 round result has an unset or unknown scoring kind {message.kind!r}")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from arena import catalogue
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.v1 import bot_pb2, match_pb2
 from arena.wire.common import duration_to_proto
 from arena.wire.record import iter_states, turns

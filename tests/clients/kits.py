@@ -45,7 +45,7 @@ LINE_TIMEOUT = 30.0
 TEST_ALLOWANCE = 120.0
 """What a test may take on top of a cold build that happens inside it (see ``Kit.cold_build_timeout``)."""
 # Generous per-decision time: these tests check the protocol, not speed, on a busy 2-core machine.
-TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0, max_strikes=3, grace_seconds=10.0)
+TC = TimeControl(decision_allowance=5.0, time_bank=5.0, strike_limit=3, disconnect_grace=10.0)
 NOISE = ("make[", "   Compiling", "[INFO] os.detected", "\x1b[0m")
 """Output lines of a unit-test run left out of the log (build chatter, not results)."""
 

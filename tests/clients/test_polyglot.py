@@ -29,7 +29,7 @@ from tests.clients.kits import BotProcess, build_kit, python_bot, running_bots
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
 from tests.queue.harness import wait_done
 
-TC = TimeControl(decision_seconds=5.0, bank_seconds=10.0, max_strikes=3, grace_seconds=10.0)
+TC = TimeControl(decision_allowance=5.0, time_bank=10.0, strike_limit=3, disconnect_grace=10.0)
 KIT_LANGUAGES = ("typescript", "go", "rust", "java", "cpp")
 LANGUAGES = ("python", *KIT_LANGUAGES)
 MATCH_SECONDS = 120.0

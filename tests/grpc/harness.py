@@ -71,12 +71,12 @@ class Arena:
             request.time_control.CopyFrom(
                 common_pb2.TimeControl(
                     decision_allowance={"nanos": 0, "seconds": 0},
-                    strike_limit=tc.max_strikes,
+                    strike_limit=tc.strike_limit,
                 )
             )
-            request.time_control.decision_allowance.FromNanoseconds(int(tc.decision_seconds * 1e9))
-            request.time_control.time_bank.FromNanoseconds(int(tc.bank_seconds * 1e9))
-            request.time_control.disconnect_grace.FromNanoseconds(int(tc.grace_seconds * 1e9))
+            request.time_control.decision_allowance.FromNanoseconds(int(tc.decision_allowance * 1e9))
+            request.time_control.time_bank.FromNanoseconds(int(tc.time_bank * 1e9))
+            request.time_control.disconnect_grace.FromNanoseconds(int(tc.disconnect_grace * 1e9))
         response = await self.matches.StartMatch(request, metadata=ADMIN_METADATA)
         return response.match_id
 

@@ -13,8 +13,8 @@ from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2, registry_pb2, registry_p
 from tests.grpc.harness import Arena, eventually
 from tests.grpc.rawbot import RawBot, random_chooser
 
-FAST = TimeControl(decision_seconds=0.05, bank_seconds=0.1, max_strikes=3, grace_seconds=0.3)
-ROOMY = TimeControl(decision_seconds=5.0, bank_seconds=5.0, max_strikes=3, grace_seconds=0.3)
+FAST = TimeControl(decision_allowance=0.05, time_bank=0.1, strike_limit=3, disconnect_grace=0.3)
+ROOMY = TimeControl(decision_allowance=5.0, time_bank=5.0, strike_limit=3, disconnect_grace=0.3)
 """For bots that answer at once: no timeout even on a loaded machine."""
 
 
@@ -150,7 +150,7 @@ async def test_a_disconnect_without_reconnect_forfeits_after_the_grace_period(ar
     leaver = RawBot(arena.address, leaver_token, chooser).start()
     await leaver.welcomed.wait()
     stayer = await arena.connect("stayer")
-    tc = TimeControl(decision_seconds=5.0, bank_seconds=0.0, max_strikes=3, grace_seconds=0.3)
+    tc = TimeControl(decision_allowance=5.0, time_bank=0.0, strike_limit=3, disconnect_grace=0.3)
     match_id = await arena.start_match(["leaver", "stayer"], tc=tc)
     await eventually(lambda: moves >= 4)
     await leaver.stop()
@@ -165,7 +165,7 @@ async def test_a_bot_that_reconnects_resumes_its_match(arena: Arena) -> None:
     first = RawBot(arena.address, token, lambda request: None).start()
     await first.welcomed.wait()
     await arena.connect("steady")
-    tc = TimeControl(decision_seconds=5.0, bank_seconds=0.0, max_strikes=3, grace_seconds=5.0)
+    tc = TimeControl(decision_allowance=5.0, time_bank=0.0, strike_limit=3, disconnect_grace=5.0)
     match_id = await arena.start_match(["phoenix", "steady"], tc=tc)
     await eventually(lambda: first.messages("action_request"))
     pending = first.messages("action_request")[-1]
@@ -263,7 +263,7 @@ async def test_decisions_missed_while_away_cost_no_strike_and_the_end_is_told_on
     first = RawBot(arena.address, token).start()
     await first.welcomed.wait()
     steady = await arena.connect("steady2")
-    tc = TimeControl(decision_seconds=0.1, bank_seconds=0.0, max_strikes=1, grace_seconds=30.0)
+    tc = TimeControl(decision_allowance=0.1, time_bank=0.0, strike_limit=1, disconnect_grace=30.0)
     match_id = await arena.start_match(["wanderer", "steady2"], tc=tc)
     await eventually(lambda: len(first.messages("action_request")) >= 2)
     await first.stop()

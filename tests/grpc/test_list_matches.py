@@ -113,7 +113,7 @@ async def test_a_page_size_is_capped_and_running_matches_come_first(arena: Arena
     assert len(response.matches) == 500 and response.next_page_token
     await arena.connect("slow", chooser=lambda request: None)
     await arena.connect("fast")
-    running = await arena.start_match(["slow", "fast"], tc=TimeControl(decision_seconds=30, bank_seconds=30))
+    running = await arena.start_match(["slow", "fast"], tc=TimeControl(decision_allowance=30, time_bank=30))
     first = (await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_size=1))).matches
     assert [(s.match_id, s.state) for s in first] == [(running, match_pb2.MATCH_STATE_RUNNING)]
     only = await list_all(arena, 5, state=match_pb2.MATCH_STATE_RUNNING, bot_name="fast")

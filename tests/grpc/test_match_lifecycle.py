@@ -16,8 +16,8 @@ from arena.v1 import common_pb2, match_pb2
 from tests.grpc.harness import ADMIN_METADATA, Arena
 from tests.queue.harness import wait_done
 
-TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
-SLOW = TimeControl(decision_seconds=30.0, bank_seconds=30.0)
+TC = TimeControl(decision_allowance=5.0, time_bank=5.0)
+SLOW = TimeControl(decision_allowance=30.0, time_bank=30.0)
 
 
 async def list_all(arena: Arena, page_size: int, **filters: Any) -> list[match_pb2.MatchSummary]:

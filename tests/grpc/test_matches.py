@@ -27,7 +27,7 @@ async def test_full_match_between_proto_only_bots(arena: Arena, players: int) ->
     record = await arena.record(match_id)
     assert list(record.bot_names) == names
     assert not record.rejections
-    replayed = get_game("5211").outcome(wire_record.replay(record))
+    replayed = get_game("5211").outcome(list(wire_record.iter_states(record))[-1])
     assert replayed is not None
     assert list(replayed.scores) == list(outcome.scores)
     assert list(replayed.placings) == list(outcome.placings)

@@ -9,7 +9,7 @@ import grpc
 import pytest
 
 from arena.errors import NameTakenError
-from arena.games.registry import GAMES
+from arena.games.lookup import GAMES
 from arena.referee.timecontrol import TimeControl
 from arena.service.auth import BotRegistry
 from arena.service.leagues import LeagueService
@@ -151,7 +151,7 @@ async def test_a_bot_seated_twice_plays_both_seats(arena: Arena) -> None:
 async def test_a_bot_in_two_seats_must_say_which_seat_it_answers_for(arena: Arena) -> None:
     old = await arena.connect("old-twin", chooser=lambda request: None)
     await arena.connect("partner")
-    tc = TimeControl(decision_seconds=5.0, bank_seconds=0.0, max_strikes=3, grace_seconds=5.0)
+    tc = TimeControl(decision_allowance=5.0, time_bank=0.0, strike_limit=3, disconnect_grace=5.0)
     match_id = await arena.start_match(["old-twin", "old-twin", "partner"], tc=tc)
     await eventually(lambda: len(old.messages("action_request")) >= 2)
     request = old.messages("action_request")[0]
@@ -335,7 +335,7 @@ async def test_a_match_end_queued_to_a_dropped_connection_is_told_on_the_next(ar
     call = stub.Connect(requests())
     first = await call.read()
     assert first.WhichOneof("kind") == "welcome"
-    tc = TimeControl(decision_seconds=0.02, bank_seconds=0.0, max_strikes=1000, grace_seconds=30.0)
+    tc = TimeControl(decision_allowance=0.02, time_bank=0.0, strike_limit=1000, disconnect_grace=30.0)
     match_id = await arena.start_match(["dropper", "stays"], tc=tc)
     record = await asyncio.wait_for(arena.node.matches.wait(match_id), 60)
     assert record.outcome is not None

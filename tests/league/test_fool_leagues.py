@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from arena.catalogue import policy
 from arena.games.fool import RULES
-from arena.league.ratings import league_table
 from arena.league.result import MatchResult
 from arena.league.schedule import Design, LeagueSpec, schedule_league
+from arena.league.table import LeagueTable
 from tests.league.test_schedule import NAMES, _check_common
 
 
@@ -75,7 +75,7 @@ def test_ratings_from_eight_player_results_rank_the_heuristic_above_random() -> 
     results = [play(list(m.bots), 100 + m.index) for m in schedule_league(spec)]
     assert len(results) == 24
     assert all(len(r.bots) == 8 for r in results)
-    table = league_table(results, bots)
+    table = LeagueTable.from_results(results, bots)
     assert table.matches == 24
     ranked = [row.bot for row in table.rows]
     assert set(ranked[:4]) == set(bots[:4]), [(row.bot, round(row.rating)) for row in table.rows]

@@ -9,7 +9,6 @@ import random
 import pytest
 
 from arena.games.base import Outcome, Termination
-from arena.league.ratings import league_table
 from arena.league.result import MatchResult
 from arena.league.table import LeagueTable
 
@@ -63,7 +62,7 @@ def test_order_independent_and_rebuildable_from_stored_dicts() -> None:
     shuffled = results[:]
     random.Random(3).shuffle(shuffled)
     stored = [json.loads(json.dumps(r.to_dict())) for r in shuffled]
-    a, b = LeagueTable.from_results(results), league_table(stored)
+    a, b = LeagueTable.from_results(results), LeagueTable.from_results(MatchResult.from_dict(r) for r in stored)
     for row in a.rows:
         other = b.row(row.bot)
         assert other.rating == pytest.approx(row.rating, abs=1e-9)

@@ -48,7 +48,7 @@ from tests.grpc.harness import ADMIN, ADMIN_METADATA, Arena, start_node
 from tests.grpc.rawbot import RawBot
 from tests.queue.harness import assert_same_table
 
-TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
+TC = TimeControl(decision_allowance=5.0, time_bank=5.0)
 
 
 @pytest.fixture

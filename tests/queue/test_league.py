@@ -28,7 +28,7 @@ from arena.v1 import league_pb2, league_pb2_grpc
 from tests.grpc.harness import ADMIN, ADMIN_METADATA, Arena, start_node
 from tests.queue.harness import assert_same_table, wait_done
 
-TC = TimeControl(decision_seconds=5.0, bank_seconds=5.0)
+TC = TimeControl(decision_allowance=5.0, time_bank=5.0)
 
 
 async def test_a_league_of_500_matches_completes_with_exact_counts(arena: Arena, leagues: LeagueService) -> None:

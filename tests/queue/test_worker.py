@@ -32,7 +32,7 @@ async def schedule(queue: MatchQueue, leagues: LeagueStore, league_id: str, tabl
         MatchSpec(f"{league_id}-{i}", league_id, i, "5211", tuple(bots), i, f"{league_id}-d{i}").to_dict()
         for i, bots in enumerate(tables)
     ]
-    spec = {"game": "5211", "time_control": {"decision_seconds": 2.0, "bank_seconds": 5.0}}
+    spec = {"game": "5211", "time_control": {"decision_allowance": 2.0, "time_bank": 5.0}}
     await queue.ensure_group()
     assert await leagues.create(league_id, spec, matches, secrets.token_bytes(SECRET_BYTES)) == league_id
     return [m["match_id"] for m in matches]
@@ -140,7 +140,7 @@ async def test_a_malformed_stored_spec_ends_each_match_with_one_aborted_result_n
         await arena.connect(name, capacity=8)
     bad = [MatchSpec(f"L4-{i}", "L4", i, "5211", ("m", "n"), i, f"L4-d{i}").to_dict() for i in range(2)]
     await queue.ensure_group()
-    malformed = {"game": "5211", "time_control": {"decision_seconds": "soon"}}
+    malformed = {"game": "5211", "time_control": {"decision_allowance": "soon"}}
     assert await leagues.create("L4", malformed, bad, secrets.token_bytes(SECRET_BYTES)) == "L4"
     good = await schedule(queue, leagues, "L5", [["m", "n"]] * 2)
     worker = RefereeWorker(queue, leagues, arena.node.matches, "node-4", default_game=DEFAULT_GAME, lease_seconds=5)
@@ -157,7 +157,7 @@ async def test_a_malformed_stored_spec_ends_each_match_with_one_aborted_result_n
     results = await leagues.results("L4")
     assert sorted(r["match_id"] for r in results) == ["L4-0", "L4-1"]
     assert all(r["termination"] == "aborted" for r in results), results
-    assert all("'soon'" in r["error"] and "decision_seconds" in r["error"] for r in results), results
+    assert all("'soon'" in r["error"] and "decision_allowance" in r["error"] for r in results), results
     assert sorted(r["match_id"] for r in await leagues.results("L5")) == sorted(good)
     assert all(r["termination"] != "aborted" for r in await leagues.results("L5"))
     assert (await queue.depth())[0] == 0

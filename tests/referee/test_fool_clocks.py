@@ -9,10 +9,11 @@ from typing import Any
 
 from arena.catalogue import policy as get_policy
 from arena.games import Termination, get_game
-from arena.referee import DecisionRequest, ManualClock, MatchSetup, PolicySeat, TimeControl, replay, run_match
+from arena.referee import DecisionRequest, MatchSetup, TimeControl, run_match
+from tests.referee.doubles import ManualClock, PolicySeat, replay
 
 GAME = get_game("fool")
-TC = TimeControl(decision_seconds=1.0, bank_seconds=2.0, max_strikes=3, grace_seconds=5.0)
+TC = TimeControl(decision_allowance=1.0, time_bank=2.0, strike_limit=3, disconnect_grace=5.0)
 
 
 class SilentSeat(PolicySeat):

@@ -11,20 +11,12 @@ import pytest
 from arena.catalogue import policy as get_policy
 from arena.errors import SeatGoneError, TimeControlError
 from arena.games import Termination, get_game
-from arena.referee import (
-    DecisionRequest,
-    ManualClock,
-    MatchRecord,
-    MatchSetup,
-    PolicySeat,
-    TimeControl,
-    replay,
-    run_match,
-)
+from arena.referee import DecisionRequest, MatchRecord, MatchSetup, TimeControl, run_match
 from arena.referee.match import MatchEvent
+from tests.referee.doubles import ManualClock, PolicySeat, replay
 
 GAME = get_game("5211")
-TC = TimeControl(decision_seconds=1.0, bank_seconds=2.0, max_strikes=3, grace_seconds=5.0)
+TC = TimeControl(decision_allowance=1.0, time_bank=2.0, strike_limit=3, disconnect_grace=5.0)
 
 
 def policy_seats(n: int, seed: int = 0) -> list[PolicySeat]:
@@ -117,7 +109,7 @@ async def test_a_silent_bot_times_out_strikes_and_forfeits_but_the_match_ends() 
     assert record.termination is Termination.TIMEOUT
     assert record.outcome.placings[0] == 3  # last of three
     assert record.outcome.forfeited == frozenset({0})
-    assert record.strikes[0] == TC.max_strikes
+    assert record.strikes[0] == TC.strike_limit
     assert [r.reason.startswith("no answer within") for r in record.rejections] == [True] * 3
     # Only three requests were sent: after the third strike the fallback plays the seat.
     assert len(seats[0].requests) == 3
@@ -194,10 +186,18 @@ async def test_spectator_events_hold_public_views_only() -> None:
 @pytest.mark.parametrize(
     ("fields", "named"),
     [
-        ({"decision_seconds": 0.0}, "decision_seconds=0.0"),
-        ({"max_strikes": 0}, "max_strikes must be at least 1, not 0"),
+        ({"decision_allowance": 0.0}, "decision_allowance=0.0"),
+        ({"strike_limit": 0}, "strike_limit must be at least 1, not 0"),
     ],
 )
 def test_a_time_control_that_cannot_be_one_is_an_arena_error_naming_it(fields: dict[str, Any], named: str) -> None:
     with pytest.raises(TimeControlError, match=re.escape(named)):
         TimeControl(**fields)
+
+
+def test_a_time_control_stored_under_the_old_names_reads_back_under_the_wire_names() -> None:
+    stored = {"decision_seconds": 2.0, "bank_seconds": 5.0, "max_strikes": 4, "grace_seconds": 1.5}
+    assert TimeControl.from_dict(stored) == TimeControl(
+        decision_allowance=2.0, time_bank=5.0, strike_limit=4, disconnect_grace=1.5
+    )
+    assert TimeControl.from_dict(TimeControl(3.0, 0.0, 2, 0.5).to_dict()) == TimeControl(3.0, 0.0, 2, 0.5)

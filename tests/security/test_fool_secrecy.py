@@ -83,7 +83,7 @@ async def test_a_fool_match_tells_each_seat_its_own_hand_only(arena: Arena) -> N
     bots = [await fool_bot(arena, names[0], holding)]
     bots.append(await fool_bot(arena, names[1], mistaken()))
     bots += [await fool_bot(arena, name, random_chooser(i)) for i, name in enumerate(names[2:], 2)]
-    tc = TimeControl(decision_seconds=10.0, bank_seconds=0.0, max_strikes=1000, grace_seconds=5.0)
+    tc = TimeControl(decision_allowance=10.0, time_bank=0.0, strike_limit=1000, disconnect_grace=5.0)
     match_id = await arena.start_match(names, seed=4242, tc=tc, game="fool")
     views: list[match_pb2.WatchMatchResponse] = []
 

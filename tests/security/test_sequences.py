@@ -10,7 +10,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.v1 import common_pb2
 from tests.grpc.harness import Arena
 
-FAST = TimeControl(decision_seconds=0.05, bank_seconds=0.1, max_strikes=1, grace_seconds=0.3)
+FAST = TimeControl(decision_allowance=0.05, time_bank=0.1, strike_limit=1, disconnect_grace=0.3)
 
 
 async def test_each_seat_numbers_its_own_requests_one_by_one_even_after_a_forfeit(arena: Arena) -> None:

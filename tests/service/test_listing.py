@@ -8,13 +8,13 @@ import pytest
 
 from arena.errors import InvalidPageTokenError
 from arena.games.base import Outcome, Termination
-from arena.referee.clock import ManualClock
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.service.listing import ListPosition, MatchLister
 from arena.service.matches import MatchManager, MemoryRecordStore
 from arena.service.sessions import SessionHub
 from arena.store.match_index import MatchQuery, Phase
+from tests.referee.doubles import ManualClock
 
 
 def test_a_page_token_reads_back_and_anything_else_is_refused_by_name() -> None:

@@ -7,9 +7,9 @@ import pytest
 
 from arena.errors import TooManyErrorsError
 from arena.games.base import Outcome, Termination
-from arena.referee.clock import ManualClock
 from arena.referee.seat import MatchEnd
 from arena.service.sessions import MAX_PROTOCOL_ERRORS, CloseReason, ProtocolNotice, SessionHub
+from tests.referee.doubles import ManualClock
 
 
 def drain(connection: object) -> list[object]:

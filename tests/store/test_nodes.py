@@ -8,13 +8,13 @@ import pytest
 import redis.asyncio as aioredis
 
 from arena.errors import NodeIdTakenError
-from arena.store.nodes import NodeRegistry
+from arena.store.nodes import NodeDirectory
 
 
 async def test_live_nodes_are_listed_with_their_load_and_never_their_claim(client: aioredis.Redis) -> None:
-    a = NodeRegistry(client, "node-a", "127.0.0.1:1")
+    a = NodeDirectory(client, "node-a", "127.0.0.1:1")
     await a.claim({"connected_bots": 3})
-    await NodeRegistry(client, "node-b", "127.0.0.1:2").claim({})
+    await NodeDirectory(client, "node-b", "127.0.0.1:2").claim({})
     nodes = await a.nodes()
     assert [(n["node_id"], n["address"]) for n in nodes] == [("node-a", "127.0.0.1:1"), ("node-b", "127.0.0.1:2")]
     assert nodes[0]["connected_bots"] == "3"
@@ -26,11 +26,11 @@ async def test_live_nodes_are_listed_with_their_load_and_never_their_claim(clien
 async def test_a_node_id_held_by_a_live_node_is_refused_and_a_silent_ones_is_taken_back(
     client: aioredis.Redis,
 ) -> None:
-    holder = NodeRegistry(client, "node-a", "127.0.0.1:1", interval=0.05, ttl=0.4)
+    holder = NodeDirectory(client, "node-a", "127.0.0.1:1", interval=0.05, ttl=0.4)
     await holder.claim({})
     stop = asyncio.Event()
     beating = asyncio.ensure_future(holder.run(stop, dict))
-    second = NodeRegistry(client, "node-a", "127.0.0.1:2", interval=0.05, ttl=0.4)
+    second = NodeDirectory(client, "node-a", "127.0.0.1:2", interval=0.05, ttl=0.4)
     with pytest.raises(NodeIdTakenError, match=r"held by another live node \(at 127\.0\.0\.1:1\)"):
         await second.claim({}, poll_seconds=0.1)
     # The holder crashes (stops beating without giving the id back): the id is taken back after its ttl.

@@ -6,7 +6,7 @@ import json
 
 import redis.asyncio as aioredis
 
-from arena.store.nodes import NodeRegistry
+from arena.store.nodes import NodeDirectory
 from arena.store.relay import BotDirectory, RelayStore
 
 
@@ -25,7 +25,7 @@ async def test_messages_posted_to_a_node_arrive_in_order_to_that_node_alone(clie
 
 
 async def test_a_node_is_alive_while_it_has_a_heartbeat(client: aioredis.Redis) -> None:
-    await NodeRegistry(client, "node-a", "127.0.0.1:1").beat({})
+    await NodeDirectory(client, "node-a", "127.0.0.1:1").beat({})
     assert await RelayStore(client, "node-b").alive(["node-a", "node-c"]) == {"node-a": True, "node-c": False}
 
 

@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 from arena.referee.timecontrol import TimeControl
 from arena.store import running as running_module
 from arena.store.match_index import MatchInfo, MatchQuery, Phase
-from arena.store.nodes import NodeRegistry
+from arena.store.nodes import NodeDirectory
 from arena.store.running import RunningIndex
 
 
@@ -19,7 +19,7 @@ def info(match_id: str, started_at: float, players: tuple[str, ...] = ("ann", "b
 
 async def live(client: aioredis.Redis, node: str) -> RunningIndex:
     """The index as ``node`` sees it, with a heartbeat for it."""
-    assert await NodeRegistry(client, node, f"127.0.0.1:{len(node)}").beat({})
+    assert await NodeDirectory(client, node, f"127.0.0.1:{len(node)}").beat({})
     return RunningIndex(client, node)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.node import ArenaNode
 from arena.referee.record import final_state
 from arena.store.embedded import free_port

@@ -21,7 +21,7 @@ import pytest
 
 from arena.cli.admin import get_leaderboard
 from arena.cli.admin_ladders import get_standings
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.v1 import ladder_pb2, ladder_pb2_grpc
 from tests.web.harness import (
     HOSTILE_BOT,

@@ -82,11 +82,11 @@ def test_a_round_result_travels_in_its_envelope() -> None:
     parsed = observation_pb2.RoundResult.FromString(envelope.SerializeToString())
     assert catalogue.round_result_from_proto(parsed) == result
     assert len(parsed.game_azul.tilings) == 4
-    last = catalogue.last_round_to_proto(GAME.public_view(states[-1]))
-    assert last.round == len(states[-1].history)
-    assert catalogue.round_result_from_proto(last) == states[-1].history[-1]
-    with pytest.raises(wire.WireError, match="no round"):
-        catalogue.last_round_to_proto(GAME.public_view(states[0]))
+    # WatchMatch's round_scored: the rules' last scored round of the public view, in its envelope.
+    last = GAME.round_result(GAME.public_view(states[-1]))
+    assert last == (len(states[-1].history), states[-1].history[-1])
+    assert catalogue.round_result_from_proto(catalogue.round_result_to_proto(last[1], last[0])) == last[1]
+    assert GAME.round_result(GAME.public_view(states[0])) is None
 
 
 def test_a_placement_to_the_floor_has_no_column_and_round_trips() -> None:

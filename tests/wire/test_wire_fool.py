@@ -82,11 +82,11 @@ def test_a_round_result_travels_in_its_envelope() -> None:
     assert catalogue.game_of(envelope) == "fool"
     parsed = observation_pb2.RoundResult.FromString(envelope.SerializeToString())
     assert catalogue.round_result_from_proto(parsed) == result
-    last = catalogue.last_round_to_proto(GAME.public_view(states[-1]))
-    assert last.round == len(states[-1].history)
-    assert catalogue.round_result_from_proto(last) == states[-1].history[-1]
-    with pytest.raises(wire.WireError, match="no round"):
-        catalogue.last_round_to_proto(GAME.public_view(states[0]))
+    # WatchMatch's round_scored: the rules' last scored round of the public view, in its envelope.
+    last = GAME.round_result(GAME.public_view(states[-1]))
+    assert last == (len(states[-1].history), states[-1].history[-1])
+    assert catalogue.round_result_from_proto(catalogue.round_result_to_proto(last[1], last[0])) == last[1]
+    assert GAME.round_result(GAME.public_view(states[0])) is None
 
 
 def test_bad_wire_values_are_refused_naming_them() -> None:

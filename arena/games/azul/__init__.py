@@ -9,7 +9,7 @@ from arena.games.azul.state import EndReason, Observation, Phase, RoundResult, S
 from arena.games.azul.tiles import COLOURS, MARKER, Tile
 
 RULES: Final = GameAzul()
-"""The rules object the registry (``arena.games.registry``) finds this game by."""
+"""The rules object the rules lookup (``arena.games.lookup``) finds this game by."""
 
 __all__ = [
     "CENTRE",

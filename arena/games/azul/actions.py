@@ -136,7 +136,10 @@ Action = Take | Tiling
 
 
 def parse_action(text: str) -> Action:
-    """Read either kind of action: a tiling has ``:`` in it, a take does not."""
+    """Read either kind of action: a tiling has ``:`` in it, a take does not.
+
+    Raises ``InvalidActionError`` naming the text when it is neither.
+    """
     if not isinstance(text, str):
         raise InvalidActionError(f"invalid action {shown(text)}: expected text")
     if ":" in text:

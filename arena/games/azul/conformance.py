@@ -32,7 +32,10 @@ class _MismatchError(Exception):
 
 
 def check_file(data: dict[str, Any]) -> list[str]:
-    """Every mismatching case of one parsed case file, one line each (empty: all match)."""
+    """Every mismatching case of one parsed case file, one line each (empty: all match).
+
+    Raises ``MalformedCaseFileError`` when the file is not an object with a ``cases`` list.
+    """
     checker = _checker(data)
     cases = data.get("cases")
     if not isinstance(cases, list):

@@ -210,7 +210,11 @@ class GameAzul:
     # -- playing ----------------------------------------------------------------------------------
 
     def apply(self, state: State, actions: Mapping[Seat, Action]) -> State:
-        """The state after the seats to move act: a take, or (grey wall) every tiling at once."""
+        """The state after the seats to move act: a take, or (grey wall) every tiling at once.
+
+        Raises ``IllegalActionError`` naming the offending value (or once the match is over); ``state`` is never
+        changed.
+        """
         if state.phase is Phase.OFFER:
             seat = state.to_act
             action = actions.get(seat)
@@ -237,7 +241,10 @@ class GameAzul:
     # -- views and result -------------------------------------------------------------------------
 
     def observe(self, state: State, seat: Seat) -> Observation:
-        """Everything public: Azul has no private information (the bag shows only counts)."""
+        """Everything public: Azul has no private information (the bag shows only counts).
+
+        Raises ``IllegalActionError`` for a seat not in the match.
+        """
         if not 0 <= seat < state.num_players:
             raise IllegalActionError(f"seat {shown(seat)} is not in this {state.num_players}-player match")
         return _view(state, seat, self.to_move(state))

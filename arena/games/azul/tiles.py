@@ -34,11 +34,6 @@ class Tile(int):
         """The one-letter notation."""
         return _LETTERS[self]
 
-    @property
-    def is_colour(self) -> bool:
-        """A real tile rather than the marker."""
-        return self < MARKER_CODE
-
     @classmethod
     def from_letter(cls, letter: str) -> Tile:
         """The tile (or ``S``) of one letter; raises ``KeyError``."""
@@ -71,7 +66,6 @@ Tile.B, Tile.Y, Tile.R, Tile.K, Tile.W, Tile.S = TILES
 
 COLOURS: Final = (Tile.B, Tile.Y, Tile.R, Tile.K, Tile.W)
 """The five colours in notation order."""
-_COLOUR_BY_LETTER: Final = {tile.name: tile for tile in COLOURS}
 MARKER: Final = Tile.S
 TILES_PER_COLOUR: Final = 20
 SIZE: Final = 5

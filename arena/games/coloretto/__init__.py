@@ -8,7 +8,7 @@ from arena.games.coloretto.scoring import Scoring, SeatScore, score_collection
 from arena.games.coloretto.state import GameResult, Observation, RoundRecord, State, Take
 
 RULES: Final = GameColoretto()
-"""The rules object the registry (``arena.games.registry``) finds this game by."""
+"""The rules object the rules lookup (``arena.games.lookup``) finds this game by."""
 
 __all__ = [
     "ACTIONS",

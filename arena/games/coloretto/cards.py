@@ -34,11 +34,6 @@ class Card(int):
     __slots__ = ()
     notation = True
 
-    @property
-    def is_colour(self) -> bool:
-        """A colour card ``A``…``G`` (not a joker, ``+2`` or ``LR``)."""
-        return self < COLOUR_COUNT
-
     @classmethod
     def parse(cls, text: str) -> Card:
         """Read a card token such as ``"A"``, ``"J"``, ``"+2"`` or ``"LR"``; raises ``InvalidActionError``."""

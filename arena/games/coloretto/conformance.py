@@ -35,7 +35,11 @@ class _MismatchError(Exception):
 
 
 def check_file(document: Any) -> list[str]:
-    """Every mismatch of the cases in one parsed case file, one line each naming the case id."""
+    """Every mismatch of the cases in one parsed case file, one line each naming the case id.
+
+    Raises ``MalformedCaseFileError`` when the file is not an object with a ``cases`` list, or a case is of neither
+    kind.
+    """
     if not isinstance(document, dict) or not isinstance(document.get("cases"), list):
         raise MalformedCaseFileError('expected a JSON object with a "cases" list')
     cases = document["cases"]

@@ -92,6 +92,9 @@ class GameColoretto:
         Options: ``scoring`` (``"brown"``, the default, or ``"grey"``), ``games`` (1, the default, or 4
         for a match of four games) and ``first`` (the seat that starts game 1; random by default).
         ``deck`` lists the draw pile of every game from the top, ``LR`` included, game after game.
+
+        Raises ``GameSetupError`` naming the value for a player count outside 2-5, an unknown option or value, or a
+        deck that does not fit.
         """
         if num_players not in self.player_counts:
             raise GameSetupError(f"Coloretto is for 2 to 5 players, not {shorten(num_players)}")
@@ -227,7 +230,10 @@ class GameColoretto:
     # -- views and result -------------------------------------------------------------------------
 
     def observe(self, state: State, seat: Seat) -> Observation:
-        """Exactly what ``seat`` may know: the public view (Coloretto has no private information)."""
+        """Exactly what ``seat`` may know: the public view (Coloretto has no private information).
+
+        Raises ``IllegalActionError`` for a seat not in the match.
+        """
         if not 0 <= seat < state.num_players:
             raise IllegalActionError(f"seat {seat} is not in this {state.num_players}-player match")
         return _view(state, seat)

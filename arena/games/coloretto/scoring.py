@@ -27,10 +27,6 @@ class Scoring(enum.Enum):
     GREY = "grey"
     """The English edition's option: 1 4 8 7 6 5."""
 
-    def value_of(self, count: int) -> int:
-        """The table value ``t(n)`` of holding ``count`` cards of one colour (six or more score as six)."""
-        return _TABLES[self][min(count, 6)]
-
 
 _TABLES: Final = {
     Scoring.BROWN: (0, 1, 3, 6, 10, 15, 21),

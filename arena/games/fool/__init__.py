@@ -9,7 +9,7 @@ from arena.games.fool.state import Observation, Setup, State
 from arena.games.fool.trick import Play, Trick, legal_cards, resolve
 
 RULES: Final = GameFool()
-"""The rules object the registry (``arena.games.registry``) finds this game by."""
+"""The rules object the rules lookup (``arena.games.lookup``) finds this game by."""
 
 __all__ = [
     "CARDS",

@@ -70,11 +70,6 @@ class Card(int):
         """The card's face value (1 for the wild)."""
         return VALUE_OF[self]
 
-    @property
-    def is_wild(self) -> bool:
-        """Whether this is the wild ``W1``."""
-        return COLOUR_OF[self] is Colour.WILD
-
     @classmethod
     def parse(cls, text: str) -> Card:
         """Read a card such as ``"G12"`` or ``"w1"``; raises ``InvalidActionError`` naming the text."""
@@ -119,7 +114,6 @@ FULL_DECK: Final = tuple(sorted([c for c in CARDS if c is not WILD] + [WILD] * W
 """The 88 cards of the box, sorted."""
 FULL_COUNTS: Final = Counter(FULL_DECK)
 PLAYER_COUNTS: Final = range(4, 9)
-HAND_SIZE_AT_FULL: Final = 11
 
 
 @functools.cache

@@ -2,9 +2,8 @@
 
 Entry point for the per-game conformance catalogue: ``check_file(data)`` with the parsed JSON of
 one case file returns one line per mismatching case (empty when all match) and raises
-``MalformedCaseFileError`` (one line, naming the case) when the file does not follow a format;
-``check_path(path)`` reads the file first (``OSError``/``MalformedCaseFileError``). Exit status is
-the catalogue's business. Three case formats exist, each described in its file's ``format`` key
+``MalformedCaseFileError`` (one line, naming the case) when the file does not follow a format.
+Exit status is the catalogue's business. Three case formats exist, each described in its file's ``format`` key
 and recognised per case by its keys:
 
 - whole games (``deals``): replayed through the public interface only (``initial_state`` with
@@ -23,10 +22,10 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from arena.errors import ActionError, GameSetupError, InvalidActionError, MalformedCaseFileError
+from arena.games.casefile import as_list, field, is_int
 from arena.games.fool.cards import PLAYER_COUNTS, Card
 from arena.games.fool.rules import GameFool, deck_from_deals
 from arena.games.fool.trick import Play, lead_colour, legal_cards, resolve
@@ -107,16 +106,6 @@ Case = GameCase | TrickCase | LegalCase
 
 
 # -- entry points -----------------------------------------------------------------------------------
-
-
-def check_path(path: str | Path) -> list[str]:
-    """Read one case file and check it; see :func:`check_file`."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise MalformedCaseFileError(f"not valid JSON: {error}") from None
-    return check_file(data)
 
 
 def check_file(data: object) -> list[str]:
@@ -254,8 +243,8 @@ def load_cases(data: object) -> list[Case]:
 
 
 def _parse_case(raw: dict[str, Any], case_id: str) -> Case:
-    players = _field(raw, "players")
-    if not _is_int(players) or players not in PLAYER_COUNTS:
+    players = field(raw, "players")
+    if not is_int(players) or players not in PLAYER_COUNTS:
         raise MalformedCaseFileError(f'"players" must be an integer from 4 to 8, not {players!r}')
     if "deals" in raw:
         return _parse_game(raw, case_id, players)
@@ -263,112 +252,96 @@ def _parse_case(raw: dict[str, Any], case_id: str) -> Case:
         return LegalCase(
             case_id,
             players,
-            _cards(_field(raw, "trick_so_far"), '"trick_so_far"'),
-            _cards(_field(raw, "hand"), '"hand"'),
-            frozenset(_cards(_field(raw, "legal"), '"legal"')),
+            _cards(field(raw, "trick_so_far"), '"trick_so_far"'),
+            _cards(field(raw, "hand"), '"hand"'),
+            frozenset(_cards(field(raw, "legal"), '"legal"')),
         )
     if "plays" in raw:
-        fools_per_trick = _field(raw, "fools_per_trick")
-        if fools_per_trick not in (1, 2) or not _is_int(fools_per_trick):
+        fools_per_trick = field(raw, "fools_per_trick")
+        if fools_per_trick not in (1, 2) or not is_int(fools_per_trick):
             raise MalformedCaseFileError(f'"fools_per_trick" must be 1 or 2, not {fools_per_trick!r}')
         return TrickCase(
             case_id,
             players,
             fools_per_trick,
-            _plays(_field(raw, "plays"), players, '"plays"'),
+            _plays(field(raw, "plays"), players, '"plays"'),
             _colour(raw, '"lead_colour"'),
-            _seat(_field(raw, "winner"), players, '"winner"'),
-            _seats(_field(raw, "fools"), players, '"fools"'),
+            _seat(field(raw, "winner"), players, '"winner"'),
+            _seats(field(raw, "fools"), players, '"fools"'),
         )
     raise MalformedCaseFileError('not a whole game ("deals"), a trick ("plays") or a legal-play case ("trick_so_far")')
 
 
 def _parse_game(raw: dict[str, Any], case_id: str, players: int) -> GameCase:
-    options = _field(raw, "options")
+    options = field(raw, "options")
     if not isinstance(options, dict):
         raise MalformedCaseFileError(f'"options" must be an object, not {options!r}')
     rounds = []
-    for n, rnd in enumerate(_list(_field(raw, "rounds"), '"rounds"'), 1):
+    for n, rnd in enumerate(as_list(field(raw, "rounds"), '"rounds"'), 1):
         if not isinstance(rnd, dict):
             raise MalformedCaseFileError(f'"rounds" #{n} is not an object')
         what = f"round #{n}"
         tricks = []
-        for t, trick in enumerate(_list(_field(rnd, "tricks"), f"{what} tricks"), 1):
+        for t, trick in enumerate(as_list(field(rnd, "tricks"), f"{what} tricks"), 1):
             at = f"{what} trick {t}"
             if not isinstance(trick, dict):
                 raise MalformedCaseFileError(f"{at} is not an object")
-            plays = _plays(_field(trick, "plays"), players, f"{at} plays")
+            plays = _plays(field(trick, "plays"), players, f"{at} plays")
             legal = tuple(
-                frozenset(_cards(cards, f"{at} legal")) for cards in _list(_field(trick, "legal"), f"{at} legal")
+                frozenset(_cards(cards, f"{at} legal")) for cards in as_list(field(trick, "legal"), f"{at} legal")
             )
             if len(legal) != len(plays):
                 raise MalformedCaseFileError(f"{at}: one legal set per play ({len(plays)}), not {len(legal)}")
             tricks.append(
                 TrickCheckpoint(
-                    _seat(_field(trick, "leader"), players, f"{at} leader"),
+                    _seat(field(trick, "leader"), players, f"{at} leader"),
                     plays,
                     legal,
                     _colour(trick, f"{at} lead_colour"),
-                    _seat(_field(trick, "winner"), players, f"{at} winner"),
-                    _seats(_field(trick, "fools"), players, f"{at} fools"),
+                    _seat(field(trick, "winner"), players, f"{at} winner"),
+                    _seats(field(trick, "fools"), players, f"{at} fools"),
                 )
             )
-        left = _list(_field(rnd, "left_in_hand"), f"{what} left_in_hand")
+        left = as_list(field(rnd, "left_in_hand"), f"{what} left_in_hand")
         if len(left) != players:
             raise MalformedCaseFileError(f"{what} left_in_hand must have one list per seat ({players})")
         rounds.append(
             RoundCheckpoint(
-                _int(_field(rnd, "round"), f"{what} round"),
-                _seat(_field(rnd, "dealer"), players, f"{what} dealer"),
+                _int(field(rnd, "round"), f"{what} round"),
+                _seat(field(rnd, "dealer"), players, f"{what} dealer"),
                 tuple(tricks),
                 tuple(_cards(hand, f"{what} left_in_hand") for hand in left),
-                _ints(_field(rnd, "round_scores"), players, f"{what} round_scores"),
-                _ints(_field(rnd, "totals"), players, f"{what} totals"),
-                _ints(_field(rnd, "tens"), players, f"{what} tens"),
+                _ints(field(rnd, "round_scores"), players, f"{what} round_scores"),
+                _ints(field(rnd, "totals"), players, f"{what} totals"),
+                _ints(field(rnd, "tens"), players, f"{what} tens"),
             )
         )
-    final = _field(raw, "final")
+    final = field(raw, "final")
     if not isinstance(final, dict):
         raise MalformedCaseFileError(f'"final" must be an object, not {final!r}')
     return GameCase(
         case_id,
         players,
         dict(options),
-        _seat(_field(raw, "first_dealer"), players, '"first_dealer"'),
-        _cards(_field(raw, "cards_in_play"), '"cards_in_play"'),
-        tuple(_cards(deal, '"deals"') for deal in _list(_field(raw, "deals"), '"deals"')),
+        _seat(field(raw, "first_dealer"), players, '"first_dealer"'),
+        _cards(field(raw, "cards_in_play"), '"cards_in_play"'),
+        tuple(_cards(deal, '"deals"') for deal in as_list(field(raw, "deals"), '"deals"')),
         tuple(rounds),
-        _ints(_field(final, "scores"), players, "final scores"),
-        _ints(_field(final, "tens"), players, "final tens"),
-        tuple(sorted(_seats(_field(final, "winners"), players, "final winners"))),
+        _ints(field(final, "scores"), players, "final scores"),
+        _ints(field(final, "tens"), players, "final tens"),
+        tuple(sorted(_seats(field(final, "winners"), players, "final winners"))),
     )
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _field(raw: dict[str, Any], key: str) -> Any:
-    if key not in raw:
-        raise MalformedCaseFileError(f'missing "{key}"')
-    return raw[key]
-
-
-def _list(value: object, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise MalformedCaseFileError(f"{what} must be a list, not {type(value).__name__}")
-    return value
-
-
 def _int(value: object, what: str) -> int:
-    if not _is_int(value):
+    if not is_int(value):
         raise MalformedCaseFileError(f"{what} must be an integer, not {value!r}")
     assert isinstance(value, int)
     return value
 
 
 def _ints(value: object, length: int, what: str) -> tuple[int, ...]:
-    values = tuple(_int(v, what) for v in _list(value, what))
+    values = tuple(_int(v, what) for v in as_list(value, what))
     if len(values) != length:
         raise MalformedCaseFileError(f"{what} must list {length} integers, not {len(values)}")
     return values
@@ -382,13 +355,13 @@ def _seat(value: object, players: int, what: str) -> int:
 
 
 def _seats(value: object, players: int, what: str) -> tuple[int, ...]:
-    return tuple(_seat(v, players, what) for v in _list(value, what))
+    return tuple(_seat(v, players, what) for v in as_list(value, what))
 
 
 def _cards(value: object, what: str) -> tuple[str, ...]:
     """Card tokens in canonical notation; raises ``MalformedCaseFileError`` on a bad one."""
     cards = []
-    for text in _list(value, what):
+    for text in as_list(value, what):
         try:
             cards.append(str(Card.parse(text)))
         except InvalidActionError:
@@ -398,7 +371,7 @@ def _cards(value: object, what: str) -> tuple[str, ...]:
 
 def _plays(value: object, players: int, what: str) -> tuple[tuple[int, str], ...]:
     plays = []
-    for play in _list(value, what):
+    for play in as_list(value, what):
         if not isinstance(play, list) or len(play) != 2:
             raise MalformedCaseFileError(f"{what}: a play must be [seat, card], not {play!r}")
         plays.append((_seat(play[0], players, what), _cards([play[1]], what)[0]))
@@ -406,7 +379,7 @@ def _plays(value: object, players: int, what: str) -> tuple[tuple[int, str], ...
 
 
 def _colour(raw: dict[str, Any], what: str) -> str | None:
-    value = _field(raw, "lead_colour")
+    value = field(raw, "lead_colour")
     if value is not None and value not in ("G", "R", "Y", "B"):
         raise MalformedCaseFileError(f"{what} must be G, R, Y, B or null, not {value!r}")
     return value if isinstance(value, str) else None

@@ -111,16 +111,3 @@ def describe_end(state: State) -> list[str]:
     if outcome is None:
         return ["", "The match is not over."]
     return ["", *format_result(outcome, seat_names(state.num_players))]
-
-
-def format_match(state: State, names: Sequence[str] | None = None, outcome: Outcome | None = None) -> str:
-    """Every scored round of ``state``'s match and, once it is over, the result (pass ``outcome``)."""
-    labels = seat_names(state.num_players, names)
-    lines = [_header(_GAME.public_view(state))]
-    for result in state.history:
-        lines.append("")
-        lines += format_round(result, labels)
-    if outcome is not None:
-        lines.append("")
-        lines += format_result(outcome, labels)
-    return "\n".join(lines) + "\n"

@@ -73,6 +73,9 @@ class GameFool:
 
         Options: ``card_set`` (player count -> list of card tokens), ``two_fools_from`` (7 or 8),
         ``wild_penalty`` (1-100, default 5), ``first_dealer`` (a seat; default from the seed).
+
+        Raises ``GameSetupError`` naming the value for a player count outside 4-8, an unknown option or value, or a
+        deck that does not fit.
         """
         if not isinstance(num_players, int) or num_players not in PLAYER_COUNTS:
             raise GameSetupError(f"FOOL! is for 4 to 8 players, not {quote(num_players)}")
@@ -255,7 +258,10 @@ class GameFool:
     # -- views and result -------------------------------------------------------------------------
 
     def observe(self, state: State, seat: Seat) -> Observation:
-        """Exactly what ``seat`` may know: its own hand and everything public."""
+        """Exactly what ``seat`` may know: its own hand and everything public.
+
+        Raises ``IllegalActionError`` for a seat not in the match.
+        """
         if not isinstance(seat, int) or not 0 <= seat < state.num_players:
             raise IllegalActionError(f"seat {quote(seat)} is not in this {state.num_players}-player match")
         return _view(state, seat, state.hands[seat])

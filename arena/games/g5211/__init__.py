@@ -8,7 +8,7 @@ from arena.games.g5211.scoring import RoundResult, ScoringKind, score_round
 from arena.games.g5211.state import Observation, State
 
 RULES: Final = Game5211()
-"""The rules object the registry (``arena.games.registry``) finds this game by."""
+"""The rules object the rules lookup (``arena.games.lookup``) finds this game by."""
 
 __all__ = [
     "CARDS",

@@ -123,7 +123,10 @@ class Play:
 
     @classmethod
     def parse(cls, text: str) -> Play:
-        """Read a play such as ``"G3 Y1"`` (cards separated by spaces or commas)."""
+        """Read a play such as ``"G3 Y1"`` (cards separated by spaces or commas).
+
+        Raises ``InvalidActionError`` naming the text when it holds no card or a card that is not one.
+        """
         parts = text.replace(",", " ").split()
         if not parts:
             raise InvalidActionError(f"invalid action {echo(text)}: no cards given")

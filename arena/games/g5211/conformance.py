@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from arena.errors import ActionError, GameSetupError, InvalidActionError, MalformedCaseFileError
 from arena.games.base import GameRules
+from arena.games.casefile import as_list, field, is_int
 from arena.games.g5211.cards import Card
 from arena.games.g5211.rules import Game5211
 from arena.games.g5211.scoring import score_round
@@ -100,8 +101,8 @@ def parse_cases(document: Any, player_counts: range) -> list[Case]:
 
 
 def _parse_case(raw: dict[str, Any], case_id: str, player_counts: range) -> Case:
-    players = _field(raw, "players")
-    if not _is_int(players) or players not in player_counts:
+    players = field(raw, "players")
+    if not is_int(players) or players not in player_counts:
         raise MalformedCaseFileError(
             f'"players" must be an integer from {player_counts.start} to {player_counts.stop - 1}, not {players!r}'
         )
@@ -114,17 +115,17 @@ def _parse_case(raw: dict[str, Any], case_id: str, player_counts: range) -> Case
             points=_ints(raw, "points", players),
         )
     if "deck" in raw or "actions" in raw:
-        deck = _cards(_field(raw, "deck"), '"deck"')
+        deck = _cards(field(raw, "deck"), '"deck"')
         if len(deck) != DECK_SIZE:
             raise MalformedCaseFileError(f'"deck" must list {DECK_SIZE} cards, not {len(deck)}')
-        turns = _list(_field(raw, "actions"), '"actions"')
+        turns = as_list(field(raw, "actions"), '"actions"')
         actions = tuple(_per_seat(turn, players, f'"actions" turn {n}') for n, turn in enumerate(turns, 1))
-        rounds_raw = _list(_field(raw, "round_scoring"), '"round_scoring"')
+        rounds_raw = as_list(field(raw, "round_scoring"), '"round_scoring"')
         round_scoring = tuple(
             _per_seat(scored, players, f'"round_scoring" round {n}') for n, scored in enumerate(rounds_raw, 1)
         )
-        rounds = _field(raw, "rounds")
-        if not _is_int(rounds) or rounds < 1:
+        rounds = field(raw, "rounds")
+        if not is_int(rounds) or rounds < 1:
             raise MalformedCaseFileError(f'"rounds" must be a positive integer, not {rounds!r}')
         winners = _ints(raw, "winners", None)
         if not winners or any(not 0 <= seat < players for seat in winners):
@@ -143,26 +144,10 @@ def _parse_case(raw: dict[str, Any], case_id: str, player_counts: range) -> Case
     raise MalformedCaseFileError('neither a round-scoring case ("played") nor a playthrough ("deck", "actions")')
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _field(raw: dict[str, Any], key: str) -> Any:
-    if key not in raw:
-        raise MalformedCaseFileError(f'missing "{key}"')
-    return raw[key]
-
-
-def _list(value: object, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise MalformedCaseFileError(f"{what} must be a list, not {type(value).__name__}")
-    return value
-
-
 def _cards(value: object, what: str) -> tuple[str, ...]:
     """A list of card texts, in canonical notation; raises ``MalformedCaseFileError`` on a bad card."""
     cards = []
-    for text in _list(value, what):
+    for text in as_list(value, what):
         if not isinstance(text, str):
             raise MalformedCaseFileError(f"{what}: a card must be a string like 'G3', not {text!r}")
         try:
@@ -173,7 +158,7 @@ def _cards(value: object, what: str) -> tuple[str, ...]:
 
 
 def _per_seat(value: object, players: int, what: str, exact: int | None = None) -> tuple[tuple[str, ...], ...]:
-    seats = _list(value, what)
+    seats = as_list(value, what)
     if len(seats) != players:
         raise MalformedCaseFileError(f"{what} must have one list per seat ({players}), not {len(seats)}")
     result = tuple(_cards(cards, f"{what} seat {seat}") for seat, cards in enumerate(seats))
@@ -185,12 +170,12 @@ def _per_seat(value: object, players: int, what: str, exact: int | None = None) 
 
 
 def _seat_cards(raw: dict[str, Any], key: str, players: int, exact: int | None = None) -> tuple[tuple[str, ...], ...]:
-    return _per_seat(_field(raw, key), players, f'"{key}"', exact)
+    return _per_seat(field(raw, key), players, f'"{key}"', exact)
 
 
 def _ints(raw: dict[str, Any], key: str, length: int | None) -> tuple[int, ...]:
-    values = _list(_field(raw, key), f'"{key}"')
-    if not all(_is_int(v) for v in values) or (length is not None and len(values) != length):
+    values = as_list(field(raw, key), f'"{key}"')
+    if not all(is_int(v) for v in values) or (length is not None and len(values) != length):
         size = f"{length} " if length is not None else ""
         raise MalformedCaseFileError(f'"{key}" must be a list of {size}integers, not {values!r}')
     return tuple(values)

@@ -71,6 +71,9 @@ class Game5211:
         """A new match, shuffled from ``seed`` or dealt from an explicit 100-card ``deck`` order.
 
         Options: ``long_game`` (bool, default false) plays the longer game to 50 points.
+
+        Raises ``GameSetupError`` naming the value for a player count outside 2-5, an unknown option, or a deck that
+        is not the 100 cards.
         """
         if num_players not in self.player_counts:
             raise GameSetupError(f"5211 is for 2 to 5 players, not {num_players}")
@@ -146,7 +149,10 @@ class Game5211:
     # -- playing ----------------------------------------------------------------------------------
 
     def apply(self, state: State, actions: Mapping[Seat, Play]) -> State:
-        """Reveal one simultaneous turn: every seat's play, then the draws, then round scoring."""
+        """Reveal one simultaneous turn: every seat's play, then the draws, then round scoring.
+
+        Raises ``IllegalActionError`` naming the offending value; ``state`` is never changed.
+        """
         num_players = state.num_players
         if len(actions) != num_players or state.finished:
             self._check_seats(state, actions)
@@ -214,7 +220,10 @@ class Game5211:
     # -- views and result -------------------------------------------------------------------------
 
     def observe(self, state: State, seat: Seat) -> Observation:
-        """Exactly what ``seat`` may know: its own hand and everything public."""
+        """Exactly what ``seat`` may know: its own hand and everything public.
+
+        Raises ``IllegalActionError`` for a seat not in the match.
+        """
         if not 0 <= seat < state.num_players:
             raise IllegalActionError(f"seat {seat} is not in this {state.num_players}-player match")
         return _view(state, seat, state.hands[seat])

@@ -86,7 +86,7 @@ class Bot:
     """
 
     games: Sequence[str] = ()
-    """The games this bot plays, by registry name; empty = every game it is registered for."""
+    """The games this bot plays, by name; empty = every game it is registered for."""
     max_concurrent_matches: int = 1
     answer_on_error: bool = True
     client_name: str = CLIENT_NAME

@@ -90,7 +90,7 @@ class Turn:
     sequence: int
     """The request's sequence number; the SDK echoes it for you."""
     game: str
-    """The game's registry name, from the match's ``MatchStarted`` (or the observation's envelope)."""
+    """The game's name, from the match's ``MatchStarted`` (or the observation's envelope)."""
     seat: int
     legal_actions: tuple[str, ...]
     """Every distinct legal action now, in the game's notation (e.g. ``"G3 Y1"``)."""

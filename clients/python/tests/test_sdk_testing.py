@@ -7,7 +7,7 @@ from arena_bot.bots import HeuristicBot
 from arena_bot.testing import check_record, check_turn
 
 from arena import catalogue
-from arena.games.registry import get_game
+from arena.games.lookup import get_game
 from arena.v1 import match_pb2
 from arena.wire.turns import action_request
 

@@ -1,4 +1,4 @@
-"""The rules of every game, by registry name: each package under ``arena/games/`` that exports ``RULES``.
+"""The rules of every game, by name: each package under ``arena/games/`` that exports ``RULES``.
 
 A game's rules folder registers itself (its ``__init__`` sets ``RULES`` to its rules object), so the
 inner layers (referee, league scheduling, services) can look rules up by name without knowing any
@@ -30,11 +30,11 @@ def _discover() -> dict[str, GameRules[Any, Any, Any]]:
 
 
 GAMES: dict[str, GameRules[Any, Any, Any]] = _discover()
-"""Every game the arena can referee, by registry name."""
+"""Every game the arena can referee, by name."""
 
 
 def get_game(name: str) -> GameRules[Any, Any, Any]:
-    """The game registered under ``name``; raises ``UnknownGameError``."""
+    """The game named ``name``; raises ``UnknownGameError``."""
     try:
         return GAMES[name]
     except KeyError:
