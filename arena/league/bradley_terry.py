@@ -145,7 +145,9 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
 
     theta = np.zeros(n)
     for _ in range(DISPERSION_ROUNDS):
-        weight = np.array([1.0 / dispersion.get(int(k), 1.0) for k in sizes], dtype=np.float64)
+        weight = np.ones(len(keys))
+        for k, value in dispersion.items():
+            weight[sizes == k] = 1.0 / value
         model = _Model(n, a, b, weight * games, weight * wins, precision)
         theta = model.maximum(theta)
         hessian = model.hessian(theta)
@@ -192,20 +194,33 @@ class _Spread:
 
     @classmethod
     def of(cls, aggregate: PairingAggregate, index: dict[str, int]) -> _Spread:
-        pairs = [(key, pair) for key, pair in aggregate.pairs.items() if key[2] > 2 and pair.games]
-        triples = list(aggregate.triples.items())
+        pairs = np.array(
+            [
+                (k, index[a], index[b], p.games, p.first_match_points, p.second_match_points, p.squared_games)
+                for (a, b, k), p in aggregate.pairs.items()
+                if k > 2 and p.games
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 7)
+        triples = np.array(
+            [
+                (k, index[a], index[b], index[c], t.first, t.second, t.third)
+                for (a, b, c, k), t in aggregate.triples.items()
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 7)
         return cls(
             squares={k: float(v) for k, v in aggregate.squares.items()},
-            pair_k=np.array([key[2] for key, _ in pairs], dtype=np.intp),
-            pair_a=np.array([index[key[0]] for key, _ in pairs], dtype=np.intp),
-            pair_b=np.array([index[key[1]] for key, _ in pairs], dtype=np.intp),
-            games=np.array([p.games for _, p in pairs], dtype=np.float64),
-            first_h=np.array([p.first_match_points for _, p in pairs], dtype=np.float64),
-            second_h=np.array([p.second_match_points for _, p in pairs], dtype=np.float64),
-            squared_games=np.array([p.squared_games for _, p in pairs], dtype=np.float64),
-            triple_k=np.array([key[3] for key, _ in triples], dtype=np.intp),
-            triple_bots=np.array([[index[b] for b in key[:3]] for key, _ in triples], dtype=np.intp).reshape(-1, 3),
-            triple_counts=np.array([(t.first, t.second, t.third) for _, t in triples], dtype=np.float64).reshape(-1, 3),
+            pair_k=pairs[:, 0].astype(np.intp),
+            pair_a=pairs[:, 1].astype(np.intp),
+            pair_b=pairs[:, 2].astype(np.intp),
+            games=pairs[:, 3].astype(np.float64),
+            first_h=pairs[:, 4].astype(np.float64),
+            second_h=pairs[:, 5].astype(np.float64),
+            squared_games=pairs[:, 6].astype(np.float64),
+            triple_k=triples[:, 0].astype(np.intp),
+            triple_bots=triples[:, 1:4].astype(np.intp),
+            triple_counts=triples[:, 4:7].astype(np.float64),
         )
 
     def dispersion(self, k: int, theta: FloatArray, covariance: FloatArray, default: float) -> float:

@@ -98,8 +98,9 @@ def test_four_player_prior_weight_so_wide_spreads_and_few_matches_cover(
 def test_four_player_intervals_at_wide_spreads_are_as_wide_as_the_ratings_vary(
     wide_four_player_fits: list[BradleyTerryFit],
 ) -> None:
-    """The weight 3/(k+1), exact for equal bots, made them about a quarter too wide here (coverage
-    97.6% where 95% is meant): the dispersion of bots 250 points apart is measured, not assumed."""
+    """The weight 3/(k+1), exact for equal bots, made them about a quarter too wide here (in the
+    calibration benchmark: 97.6% coverage where 95% is meant); the dispersion of bots 250 points
+    apart is measured now, not assumed."""
     mean = sum(WIDE.values()) / len(WIDE)
     errors = [f.ratings[b] - ANCHOR - (WIDE[b] - mean) for f in wide_four_player_fits for b in WIDE]
     stderrs = [f.stderr(b) for f in wide_four_player_fits for b in WIDE]
