@@ -66,9 +66,10 @@ LEVEL = 0.95
 """The level of :meth:`BradleyTerryFit.interval`."""
 
 DISPERSION_ROUNDS = 4
-"""Fits at most, each with the dispersion the previous one measured (it settles in two or three)."""
-DISPERSION_TOLERANCE = 0.005
-"""Relative change of the dispersion under which it has settled (a quarter of a percent on the width)."""
+"""Fits at most, each with the dispersion the previous one measured (it settles in two)."""
+DISPERSION_TOLERANCE = 0.02
+"""Relative difference between the dispersion a fit weighs by and the one it measures under which it
+has settled (at most 1% on an interval's width)."""
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -142,6 +143,7 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
     precision = (ELO_PER_NATURAL / prior_sd) ** 2
     spread = _Spread.of(aggregate, index) if aggregate.current else None
     dispersion = {k: 1.0 / table_weight(k) for k in {key[2] for key in keys} if k > 2}
+    equal = dict(dispersion)
 
     theta = np.zeros(n)
     for _ in range(DISPERSION_ROUNDS):
@@ -154,11 +156,10 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
         inverse: FloatArray = np.asarray(np.linalg.inv(hessian), dtype=np.float64) if n else np.zeros((0, 0))
         if spread is None:
             break
-        measured = {k: spread.dispersion(k, theta, inverse, default) for k, default in dispersion.items()}
-        settled = all(abs(measured[k] - dispersion[k]) <= DISPERSION_TOLERANCE * dispersion[k] for k in dispersion)
+        measured = {k: spread.dispersion(k, theta, inverse, equal[k], used) for k, used in dispersion.items()}
+        if all(abs(measured[k] - dispersion[k]) <= DISPERSION_TOLERANCE * dispersion[k] for k in dispersion):
+            break  # the fit's weights are the ones it measures
         dispersion = measured
-        if settled:
-            break
     # Relative to the average: C H⁻¹ C with C = I - J/n, which is H⁻¹ - J/(n·precision) because the
     # Laplacian part of H annihilates the constant vector (H·1 = precision·1).
     centred = inverse - 1.0 / (n * precision) if n else inverse
@@ -223,14 +224,15 @@ class _Spread:
             triple_counts=triples[:, 4:7].astype(np.float64),
         )
 
-    def dispersion(self, k: int, theta: FloatArray, covariance: FloatArray, default: float) -> float:
+    def dispersion(self, k: int, theta: FloatArray, covariance: FloatArray, default: float, used: float) -> float:
         """The variance of a bot's points in a k-player match over what independent pairwise games
-        would give, measured: ``(residual + leverage) / expected`` (:meth:`sums`), with one match of
-        equal bots at ``default`` ((k+1)/3) added to both sums, so that a few matches cannot move it
-        far. At least 1."""
+        would give, measured by a fit that weighed them ``1/used`` (:meth:`sums`): the residual is
+        ``φ·(expected - leverage/used)`` on average (the leverage grows with the weight's inverse), with
+        one match of equal bots at ``default`` ((k+1)/3) added to both sides, so that a few matches
+        cannot move it far. At least 1."""
         residual, leverage, expected = self.sums(k, theta, covariance)
         prior = k * (k - 1) / 4.0  # one match of equal bots: k(k-1)/2 pairs, each p(1-p) = ¼ for both
-        measured = (residual + leverage + prior * default) / (expected + prior)
+        measured = (residual + prior * default) / (max(expected - leverage / used, 0.0) + prior)
         return max(measured, 1.0) if math.isfinite(measured) else default
 
     def sums(self, k: int, theta: FloatArray, covariance: FloatArray) -> tuple[float, float, float]:
