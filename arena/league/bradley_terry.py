@@ -146,7 +146,7 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
     equal = dict(dispersion)
 
     theta = np.zeros(n)
-    for _ in range(DISPERSION_ROUNDS):
+    for fits in range(1, DISPERSION_ROUNDS + 1):
         weight = np.ones(len(keys))
         for k, value in dispersion.items():
             weight[sizes == k] = 1.0 / value
@@ -154,7 +154,7 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
         theta = model.maximum(theta)
         hessian = model.hessian(theta)
         inverse: FloatArray = np.asarray(np.linalg.inv(hessian), dtype=np.float64) if n else np.zeros((0, 0))
-        if spread is None:
+        if spread is None or fits == DISPERSION_ROUNDS:
             break
         measured = {k: spread.dispersion(k, theta, inverse, equal[k], used) for k, used in dispersion.items()}
         if all(abs(measured[k] - dispersion[k]) <= DISPERSION_TOLERANCE * dispersion[k] for k in dispersion):
