@@ -1,8 +1,9 @@
-"""How many matches does ``arena sprt`` need, and do its error rates hold? (simulation)
+"""How many matches does ``arena sprt`` need, and do its error rates hold? (simulation, and exact at 4 players)
 
 Each run is one SPRT of :mod:`arena.league.sprt` (elo0 = 0, α = β = 0.05) fed simulated units
-until it decides, with the candidate's true advantage at elo0 (how often it is wrongly accepted:
-α, at most 0.05) or at elo1 (how often it is rightly accepted: the power, at least 0.95):
+until it decides (at the first unit whose LLR is past a bound), with the candidate's true advantage
+at elo0 (how often it is wrongly accepted: α, goal at most 0.05) or at elo1 (how often it is
+rightly accepted: the power, goal at least 0.95):
 
 - 2 players: duplicate pairs (pentanomial). Each game of the pair is won with a logistic
   probability shifted by the deal's luck for the seat that holds the good cards (the same seat
@@ -13,12 +14,15 @@ until it decides, with the candidate's true advantage at elo0 (how often it is w
   (Plackett–Luce), whose head-to-head marginal is exactly the logistic Elo (trinomial, one match
   a unit).
 
-Prints the average and 90th percentile of the matches played per test, α and power, per setting,
-each rate with its simulation standard error. An SPRT decided at the first unit past Wald's bounds
-has error rates of almost exactly α and β when the steps are small (elo1 = 20), so a rate is
-marked outside its goal only when it is significantly so (by more than two standard errors).
+The tests of a setting run side by side (numpy), every unit's LLR computed by
+:meth:`arena.league.sprt.Sprt.llrs`, the code ``arena sprt`` decides with. Prints the average and
+90th percentile of the matches played per test, and α and power each with its 95% (Wilson)
+interval: "met" when the rate is within its goal, and "surely" when its whole interval is. At 4
+players the head-to-head units are wins or losses, so the test is a walk on (units, wins) and its
+acceptance probability and mean matches are also computed exactly (:func:`exact`, dynamic
+programming), free of simulation error: the "(exact)" rows.
 
-    .venv/bin/python benchmarks/bench_sprt.py [--runs 200] [--quick]
+    .venv/bin/python benchmarks/bench_sprt.py [--runs 4000] [--quick]
 """
 
 from __future__ import annotations
@@ -31,15 +35,17 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from arena.league.bradley_terry import ELO_PER_NATURAL
-from arena.league.sprt import Decision, Sprt, Tally, score_of_elo
+from arena.league.sprt import PENTANOMIAL, TRINOMIAL, Sprt, score_of_elo
 
 DEAL_LUCK = 0.35
 """Standard deviation of a deal's advantage to one seat, in log-odds (5211's is small)."""
 MAX_MATCHES = 40_000
-BATCH = 8
-"""Units simulated between two looks at the LLR (the decision is taken at the first unit that crosses)."""
+CHUNK = 128
+"""Units simulated per test between two evaluations (each unit's LLR is still computed)."""
+ALPHA_GOAL, POWER_GOAL = 0.05, 0.95
 
 
 def log_odds(elo: float, luck: float = DEAL_LUCK) -> float:
@@ -57,54 +63,141 @@ def log_odds(elo: float, luck: float = DEAL_LUCK) -> float:
     return 0.5 * (low + high)
 
 
-def run(rng: np.random.Generator, test: Sprt, elo: float, players: int) -> tuple[Decision, int]:
-    """One test until it decides; (decision, matches played)."""
-    tally = Tally.pentanomial() if players == 2 else Tally.trinomial()
-    delta = log_odds(elo) if players == 2 else elo / ELO_PER_NATURAL
+def units(rng: np.random.Generator, elo: float, players: int, shape: tuple[int, int]) -> npt.NDArray[np.intp]:
+    """Simulated units' outcomes, as indices into the tally's scores."""
+    if players == 2:
+        delta = log_odds(elo)
+        luck = rng.normal(0.0, DEAL_LUCK, shape)
+        first = rng.random(shape) < 1.0 / (1.0 + np.exp(-(delta + luck)))
+        second = rng.random(shape) < 1.0 / (1.0 + np.exp(-(delta - luck)))
+        return np.asarray(2 * (first.astype(np.intp) + second.astype(np.intp)), dtype=np.intp)  # 0, ½ or 1 a pair
+    candidate = elo / ELO_PER_NATURAL + rng.gumbel(size=shape)
+    baseline = rng.gumbel(size=shape)
+    return np.asarray(2 * (candidate > baseline).astype(np.intp), dtype=np.intp)  # the fillers never matter
+
+
+def simulate(rng: np.random.Generator, test: Sprt, elo: float, players: int, runs: int) -> tuple[np.ndarray, ...]:
+    """``runs`` tests until each decides: (accepted, matches played) per test."""
+    scores = PENTANOMIAL if players == 2 else TRINOMIAL
     per_unit = 2 if players == 2 else 1
-    while tally.units * per_unit < MAX_MATCHES:
-        for _ in range(BATCH):
-            if players == 2:
-                luck = rng.normal(0.0, DEAL_LUCK)
-                first = rng.random() < 1.0 / (1.0 + math.exp(-(delta + luck)))
-                second = rng.random() < 1.0 / (1.0 + math.exp(-(delta - luck)))
-                tally.add((int(first) + int(second)) / 2)
-            else:
-                performance = np.array([delta, 0.0, 0.0, 0.0]) + rng.gumbel(size=4)
-                tally.add(1.0 if performance[0] > performance[1] else 0.0)
-            decision = test.decide(tally)
-            if decision is not Decision.CONTINUE:
-                return decision, tally.units * per_unit
-    return Decision.CONTINUE, tally.units * per_unit
+    counts = np.zeros((runs, len(scores)))
+    active = np.arange(runs)
+    accepted = np.zeros(runs, dtype=bool)
+    played = np.full(runs, MAX_MATCHES)
+    done = 0
+    while active.size and done * per_unit < MAX_MATCHES:
+        outcome = units(rng, elo, players, (active.size, CHUNK))
+        step = np.zeros((active.size, CHUNK, len(scores)))
+        np.put_along_axis(step, outcome[..., None], 1.0, axis=-1)
+        running = counts[active][:, None, :] + np.cumsum(step, axis=1)
+        llr = test.llrs(scores, running)
+        crossed = (llr >= test.upper) | (llr <= test.lower)
+        decided = crossed.any(axis=1)
+        first = np.argmax(crossed, axis=1)
+        which = active[decided]
+        accepted[which] = llr[decided, first[decided]] >= test.upper
+        played[which] = (done + first[decided] + 1) * per_unit
+        counts[active] = running[:, -1]
+        active = active[~decided]
+        done += CHUNK
+    return accepted, played
+
+
+def exact(test: Sprt, elo: float, max_units: int = MAX_MATCHES, tail: float = 1e-9) -> tuple[float, float]:
+    """A 4-player test's probability of accepting, and its mean matches, exactly: the head-to-head
+    units are wins or losses (a Gumbel race has no ties), so the test is a walk on (units, wins),
+    followed by dynamic programming until less than ``tail`` of the probability is undecided. Per
+    number of units, the wins at which it accepts or rejects are found by bisection on the LLR of
+    :meth:`arena.league.sprt.Sprt.llrs` (which grows with the wins)."""
+    win = math.log(score_of_elo(test.elo1) / score_of_elo(test.elo0))
+    loss = math.log(score_of_elo(-test.elo1) / score_of_elo(-test.elo0))
+
+    def first_wins(n: npt.NDArray[np.int64], bound: float, above: bool) -> npt.NDArray[np.int64]:
+        """Per n, the fewest wins whose LLR is at least (``above``), or more than, ``bound``,
+        bisecting around the LLR's linear approximation."""
+
+        def holds(w: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+            counts = np.stack([n - w, np.zeros_like(n), w], axis=-1).clip(0, None).astype(np.float64)
+            llr = test.llrs(TRINOMIAL, counts)
+            return np.where(w < 0, False, np.where(w > n, True, llr >= bound if above else llr > bound))
+
+        guess = np.clip(np.round((bound - n * loss) / (win - loss)), 0, n).astype(np.int64)
+        low, high = np.maximum(guess - 32, -1), np.minimum(guess + 32, n + 1)
+        if np.any(holds(low)) or not np.all(holds(high)):
+            raise AssertionError("the LLR is further from linear than the bisection allows")
+        while np.any(high - low > 1):
+            middle = (low + high) // 2
+            ok = holds(middle)
+            high, low = np.where(ok, middle, high), np.where(ok, low, middle)
+        return high
+
+    p = score_of_elo(elo)
+    alive = np.array([1.0])
+    accepted = matches = 0.0
+    for start in range(1, max_units + 1, 2048):
+        n = np.arange(start, min(start + 2048, max_units + 1))
+        accept_from, reject_to = first_wins(n, test.upper, True), first_wins(n, test.lower, False) - 1
+        for i in range(n.size):
+            matches += float(alive.sum())
+            step = np.zeros(alive.size + 1)
+            step[:-1] += alive * (1.0 - p)
+            step[1:] += alive * p
+            accepted += float(step[accept_from[i] :].sum())
+            step[accept_from[i] :] = 0.0
+            step[: max(reject_to[i] + 1, 0)] = 0.0
+            alive = step
+        if float(alive.sum()) < tail:
+            break
+    return accepted, matches
+
+
+def wilson(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson interval of a binomial rate."""
+    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def judge(null: bool, rate: float, low: float, high: float) -> tuple[bool, str]:
+    """Whether an acceptance rate is within its goal (α at most 0.05 under H0, power at least 0.95
+    under H1), and the verdict to print ("surely" when its whole interval is)."""
+    if null:
+        met, surely, label = rate <= ALPHA_GOAL, high <= ALPHA_GOAL, "alpha"
+    else:
+        met, surely, label = rate >= POWER_GOAL, low >= POWER_GOAL, "power"
+    return met, f"{label}: {'surely met' if surely else 'met' if met else 'NOT met'}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=200, help="tests per setting and hypothesis")
+    parser.add_argument("--runs", type=int, default=4000, help="tests per setting and true advantage")
     parser.add_argument("--seed", type=int, default=15)
-    parser.add_argument("--quick", action="store_true", help="50 runs per setting")
+    parser.add_argument("--quick", action="store_true", help="500 runs per setting")
     args = parser.parse_args(argv)
-    runs = 50 if args.quick else args.runs
+    runs = 500 if args.quick else args.runs
     print(f"SPRT elo0 = 0, alpha = beta = 0.05: {runs} simulated tests per setting and true advantage")
-    print(f"{'elo1':>5} {'players':>7} {'true':>5} {'mean':>7} {'p90':>7} {'accepted':>9}    (matches per test)")
+    print(f"{'elo1':>5} {'players':>7} {'true':>5} {'mean':>7} {'p90':>7} {'accepted':>9}  {'95% interval':>15}")
     started = time.perf_counter()
     ok = True
     for elo1, players in itertools.product((50.0, 20.0), (2, 4)):
         test = Sprt(0.0, elo1)
         for true in (0.0, elo1):
             rng = np.random.default_rng([args.seed, int(elo1), players, int(true)])
-            outcomes = [run(rng, test, true, players) for _ in range(runs)]
-            matches = [m for _, m in outcomes]
-            accepted = sum(d is Decision.ACCEPT for d, _ in outcomes) / runs
-            label = "alpha" if true == 0.0 else "power"
-            se = math.sqrt(max(accepted * (1.0 - accepted), 1e-4) / runs)
-            goal = accepted - 2 * se <= 0.05 if true == 0.0 else accepted + 2 * se >= 0.95
-            ok &= goal or args.quick
+            accepted, played = simulate(rng, test, true, players, runs)
+            rate = float(np.mean(accepted))
+            low, high = wilson(rate, runs)
+            met, verdict = judge(true == 0.0, rate, low, high)
+            ok &= met or args.quick
             print(
-                f"{elo1:>5.0f} {players:>7} {true:>5.0f} {np.mean(matches):>7.0f} {np.percentile(matches, 90):>7.0f}"
-                f" {accepted:>9.3f} ± {se:.3f}  ({label}{'' if goal else ', outside its goal'})"
+                f"{elo1:>5.0f} {players:>7} {true:>5.0f} {np.mean(played):>7.0f} {np.percentile(played, 90):>7.0f}"
+                f" {rate:>9.3f}  [{low:.3f}, {high:.3f}]  {verdict}"
             )
-    print(f"({time.perf_counter() - started:.0f} s)")
+            if players == 4:
+                rate, mean = exact(test, true)
+                met, verdict = judge(true == 0.0, rate, rate, rate)
+                ok &= met
+                print(f"{'':>19} {mean:>7.0f} {'':>7} {rate:>9.4f}  {'(exact)':<15}  {verdict}")
+    print(f"(matches per test; {time.perf_counter() - started:.0f} s)")
     return 0 if ok else 1
 
 

@@ -103,7 +103,7 @@ async def test_a_heuristic_candidate_is_accepted_against_a_random_baseline(
     said = capsys.readouterr().out
     assert code == 0, said
     assert "accepted: h@v2 is better than h@v1" in said
-    assert "LLR +" in said and "bounds -2.944, +2.944" in said and "LOS" in said
+    assert "LLR +" in said and "bounds -2.996, +2.996" in said and "LOS" in said
     matches = int(said.split("matches ")[1].split()[0])
     assert 0 < matches <= 200 and matches % 2 == 0  # duplicate pairs
 

@@ -7,14 +7,23 @@ reads a :class:`~arena.league.aggregate.PairingAggregate` (games and points per 
 its cost grows with the bots and pairings, not with the results.
 
 Weights: the pairwise games of one k-player match are not independent (they share the match's
-placings). Under any ranking model whose pairwise marginals are Bradley–Terry (Plackett–Luce, a
-Gumbel race), a bot's pairwise score in one match has ``(k+1)/3`` times the variance that k−1
-independent games would have (exactly so for equal bots, less for unequal ones, so the intervals
-err on the wide side). So each pairwise game of a k-player match weighs ``3/(k+1)`` in the
-likelihood: 1 at 2 players (the dispersion of win/loss games is 1 and is never estimated), ½ at
-5 players. Nothing is estimated from residuals: a few lucky clusters cannot shrink an interval.
-Duplicate deals (whose rotations cancel part of the luck) therefore get intervals on the safe
-side: in 5211 the deal explains about a tenth of the variance.
+placings): a bot's points in one match (the opponents it placed above) vary ``φ`` times as much as
+k−1 independent games would. Under any exchangeable ranking model ``φ = (k+1)/3`` for bots of
+equal strength, less for bots far apart (about 1.25 instead of 1.67 in a 4-player round robin of
+bots 200 points apart), so no constant is right. The fit measures it, per table size, from the
+aggregate's spread statistics (:mod:`arena.league.aggregate`): ``φ`` is the observed variance of
+every bot's points per match around the fit's expectation, plus the part the fit itself absorbs
+(a leverage correction, so that few matches do not shrink it), over the variance independent
+games would have, with one match of equal bots at ``(k+1)/3`` added to both sums, and never below
+1 (an interval is never narrower than independent games would make it). Each pairwise game of a
+k-player match then weighs ``1/φ`` in the likelihood; the fit is repeated with the new weight until
+``φ`` settles (two or three fits). Nothing assumes a ranking model (Plackett–Luce or another):
+the data's own spread sets the weight. At 2 players the weight is exactly 1: the dispersion of
+win/loss games is 1 and is never estimated (a few lucky results cannot shrink an interval).
+Duplicate deals (whose rotations cancel part of the luck) get intervals on the safe side: in 5211
+the deal explains about a tenth of the variance. An aggregate stored without the spread
+statistics (``PairingAggregate.current`` false) is fitted at ``φ = (k+1)/3``, the value for
+equal bots.
 
 Prior: every rated bot gets ``θ ~ N(0, σ²)`` (default σ = 400 rating points), at its nominal
 weight whatever the table size. It keeps the fit finite for a bot that won or lost everything and
@@ -56,12 +65,19 @@ PRIOR_SD = 400.0
 LEVEL = 0.95
 """The level of :meth:`BradleyTerryFit.interval`."""
 
+DISPERSION_ROUNDS = 4
+"""Fits at most, each with the dispersion the previous one measured (it settles in two)."""
+DISPERSION_TOLERANCE = 0.02
+"""Relative difference between the dispersion a fit weighs by and the one it measures under which it
+has settled (at most 1% on an interval's width)."""
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 
 
 def table_weight(players: int) -> float:
-    """The likelihood weight of one pairwise game of a ``players``-player match: ``3/(k+1)``."""
+    """The likelihood weight of one pairwise game of a ``players``-player match between bots of equal
+    strength, ``3/(k+1)``: where a fit starts, and what it keeps without spread statistics."""
     return 3.0 / (players + 1.0)
 
 
@@ -76,6 +92,9 @@ class BradleyTerryFit:
     """Rating-point² covariance of the ratings relative to their average, in the order of ``bots``."""
     low: dict[str, float]
     high: dict[str, float]
+    dispersion: dict[int, float] = dataclasses.field(default_factory=dict)
+    """Per table size k ≥ 3 played: the measured variance inflation of a bot's points in one match
+    (the pairwise games of a k-player match weigh its inverse; see the module docstring)."""
 
     def stderr(self, bot: str) -> float:
         """Standard error of the bot's rating (relative to the average rated bot)."""
@@ -118,15 +137,29 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
     keys = [key for key, pair in aggregate.pairs.items() if pair.games]
     a = np.array([index[k[0]] for k in keys], dtype=np.intp)
     b = np.array([index[k[1]] for k in keys], dtype=np.intp)
-    weight = np.array([table_weight(k[2]) for k in keys], dtype=np.float64)
-    games = weight * np.array([aggregate.pairs[k].games for k in keys], dtype=np.float64)
-    wins = weight * np.array([aggregate.pairs[k].points for k in keys], dtype=np.float64)
+    sizes = np.array([k[2] for k in keys], dtype=np.intp)
+    games = np.array([aggregate.pairs[k].games for k in keys], dtype=np.float64)
+    wins = np.array([aggregate.pairs[k].points for k in keys], dtype=np.float64)
     precision = (ELO_PER_NATURAL / prior_sd) ** 2
-    model = _Model(n, a, b, games, wins, precision)
+    spread = _Spread.of(aggregate, index) if aggregate.current else None
+    dispersion = {k: 1.0 / table_weight(k) for k in {key[2] for key in keys} if k > 2}
+    equal = dict(dispersion)
 
-    theta = model.maximum()
-    hessian = model.hessian(theta)
-    inverse: FloatArray = np.asarray(np.linalg.inv(hessian), dtype=np.float64) if n else np.zeros((0, 0))
+    theta = np.zeros(n)
+    for fits in range(1, DISPERSION_ROUNDS + 1):
+        weight = np.ones(len(keys))
+        for k, value in dispersion.items():
+            weight[sizes == k] = 1.0 / value
+        model = _Model(n, a, b, weight * games, weight * wins, precision)
+        theta = model.maximum(theta)
+        hessian = model.hessian(theta)
+        inverse: FloatArray = np.asarray(np.linalg.inv(hessian), dtype=np.float64) if n else np.zeros((0, 0))
+        if spread is None or fits == DISPERSION_ROUNDS:
+            break
+        measured = {k: spread.dispersion(k, theta, inverse, equal[k], used) for k, used in dispersion.items()}
+        if all(abs(measured[k] - dispersion[k]) <= DISPERSION_TOLERANCE * dispersion[k] for k in dispersion):
+            break  # the fit's weights are the ones it measures
+        dispersion = measured
     # Relative to the average: C H⁻¹ C with C = I - J/n, which is H⁻¹ - J/(n·precision) because the
     # Laplacian part of H annihilates the constant vector (H·1 = precision·1).
     centred = inverse - 1.0 / (n * precision) if n else inverse
@@ -138,7 +171,106 @@ def fit_aggregate(aggregate: PairingAggregate, prior_sd: float = PRIOR_SD, ancho
         covariance=centred * ELO_PER_NATURAL**2,
         low={name: float(rating[i] + ELO_PER_NATURAL * low[i]) for name, i in index.items()},
         high={name: float(rating[i] + ELO_PER_NATURAL * high[i]) for name, i in index.items()},
+        dispersion=dispersion,
     )
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Spread:
+    """An aggregate's spread statistics of k-player matches, as arrays (see :meth:`dispersion`)."""
+
+    squares: dict[int, float]
+    pair_k: IntArray
+    pair_a: IntArray
+    pair_b: IntArray
+    games: FloatArray
+    first_h: FloatArray
+    second_h: FloatArray
+    squared_games: FloatArray
+    triple_k: IntArray
+    triple_bots: IntArray
+    """Shape (triples, 3): the three bots of each triple, in name order."""
+    triple_counts: FloatArray
+    """Shape (triples, 3): ``ab·ac``, ``ab·bc``, ``ac·bc`` summed."""
+
+    @classmethod
+    def of(cls, aggregate: PairingAggregate, index: dict[str, int]) -> _Spread:
+        pairs = np.array(
+            [
+                (k, index[a], index[b], p.games, p.first_match_points, p.second_match_points, p.squared_games)
+                for (a, b, k), p in aggregate.pairs.items()
+                if k > 2 and p.games
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 7)
+        triples = np.array(
+            [
+                (k, index[a], index[b], index[c], t.first, t.second, t.third)
+                for (a, b, c, k), t in aggregate.triples.items()
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 7)
+        return cls(
+            squares={k: float(v) for k, v in aggregate.squares.items()},
+            pair_k=pairs[:, 0].astype(np.intp),
+            pair_a=pairs[:, 1].astype(np.intp),
+            pair_b=pairs[:, 2].astype(np.intp),
+            games=pairs[:, 3].astype(np.float64),
+            first_h=pairs[:, 4].astype(np.float64),
+            second_h=pairs[:, 5].astype(np.float64),
+            squared_games=pairs[:, 6].astype(np.float64),
+            triple_k=triples[:, 0].astype(np.intp),
+            triple_bots=triples[:, 1:4].astype(np.intp),
+            triple_counts=triples[:, 4:7].astype(np.float64),
+        )
+
+    def dispersion(self, k: int, theta: FloatArray, covariance: FloatArray, default: float, used: float) -> float:
+        """The variance of a bot's points in a k-player match over what independent pairwise games
+        would give, measured by a fit that weighed them ``1/used`` (:meth:`sums`): the residual is
+        ``φ·(expected - leverage/used)`` on average (the leverage grows with the weight's inverse), with
+        one match of equal bots at ``default`` ((k+1)/3) added to both sides, so that a few matches
+        cannot move it far. At least 1."""
+        residual, leverage, expected = self.sums(k, theta, covariance)
+        prior = k * (k - 1) / 4.0  # one match of equal bots: k(k-1)/2 pairs, each p(1-p) = ¼ for both
+        measured = (residual + prior * default) / (max(expected - leverage / used, 0.0) + prior)
+        return max(measured, 1.0) if math.isfinite(measured) else default
+
+    def sums(self, k: int, theta: FloatArray, covariance: FloatArray) -> tuple[float, float, float]:
+        """Over every bot of every k-player match: ``Σ (x - μ)²`` (``x`` its points in the match,
+        ``μ`` their expectation at ``theta``), the part of it the fit absorbs (the leverage,
+        ``Σₘ tr(Hₘ B Hₘ)``, ``Hₘ`` the match's independent-games Hessian, ``B`` = ``covariance``, the
+        posterior's), and ``Σ p(1-p)`` over its pairwise games (what independent games would give)."""
+        on = self.pair_k == k
+        a, b, n = self.pair_a[on], self.pair_b[on], self.games[on]
+        q2 = self.squared_games[on]
+        p = _sigmoid(theta[a] - theta[b])
+        c = p * (1.0 - p)
+        expected = float(np.sum(2.0 * n * c))
+        # Σ (x - μ)² = Σ x² - 2 Σ x μ + Σ μ², x in points (match points are half-points).
+        residual = self.squares.get(k, 0.0) / 4.0
+        residual -= float(np.sum(p * self.first_h[on] + (1.0 - p) * self.second_h[on]))
+        residual += float(np.sum(q2 * (p * p + (1.0 - p) ** 2)))
+        var = covariance
+        leverage = float(np.sum(2.0 * q2 * c * c * (var[a, a] + var[b, b] - 2.0 * var[a, b])))
+        third = self.triple_k == k
+        if np.any(third):
+            x, y, z = (self.triple_bots[third, i] for i in range(3))
+            t = self.triple_counts[third]
+            pxy, pxz, pyz = _sigmoid(theta[x] - theta[y]), _sigmoid(theta[x] - theta[z]), _sigmoid(theta[y] - theta[z])
+            residual += 2.0 * float(
+                np.sum(t[:, 0] * pxy * pxz + t[:, 1] * (1.0 - pxy) * pyz + t[:, 2] * (1.0 - pxz) * (1.0 - pyz))
+            )
+            cxy, cxz, cyz = pxy * (1.0 - pxy), pxz * (1.0 - pxz), pyz * (1.0 - pyz)
+            vxx, vyy, vzz = var[x, x], var[y, y], var[z, z]
+            vxy, vxz, vyz = var[x, y], var[x, z], var[y, z]
+            leverage += 2.0 * float(
+                np.sum(
+                    t[:, 0] * cxy * cxz * (vxx - vxy - vxz + vyz)
+                    + t[:, 1] * cxy * cyz * (vyy - vxy - vyz + vxz)
+                    + t[:, 2] * cxz * cyz * (vzz - vxz - vyz + vxy)
+                )
+            )
+        return residual, leverage, expected
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -198,10 +330,10 @@ class _Model:
             p = z + (rz / previous) * p
         return x
 
-    def maximum(self) -> FloatArray:
+    def maximum(self, start: FloatArray | None = None) -> FloatArray:
         """The maximum of the log-posterior (strictly concave, so Newton with halving converges);
         each Newton step is solved by conjugate gradients, so a step costs O(pairs), not O(bots³)."""
-        theta = np.zeros(self.n)
+        theta = np.zeros(self.n) if start is None else start.copy()
         value = self.value(theta)
         for _ in range(200):
             p = _sigmoid(theta[self.a] - theta[self.b])

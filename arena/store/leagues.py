@@ -42,7 +42,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from arena.league.aggregate import PairingAggregate, result_fields
+from arena.league.aggregate import PairingAggregate, is_current, result_fields
 from arena.league.result import MatchResult, unique_results
 from arena.league.schedule import match_id as schedule_match_id
 from arena.store.redis_stores import PREFIX, key, text
@@ -347,11 +347,12 @@ class LeagueStore:
 
     async def current_pairings(self, league_id: str, done: int, deal_size: int = 1) -> dict[str, str]:
         """The pairing aggregate in its stored form, rebuilt from the results first when it has counted
-        fewer than ``done`` (the league's stored results): at most ``REBUILD_ATTEMPTS`` tries while
-        results keep arriving, then the aggregate as it stands."""
+        fewer than ``done`` (the league's stored results) or lacks the spread statistics of some
+        (``arena.league.aggregate.is_current``: stored before they existed): at most
+        ``REBUILD_ATTEMPTS`` tries while results keep arriving, then the aggregate as it stands."""
         fields, counted = await self.pairings(league_id)
         for _ in range(REBUILD_ATTEMPTS):
-            if counted >= done:
+            if counted >= done and is_current(fields):
                 break
             await self.rebuild_pairings(league_id, deal_size)
             fields, counted = await self.pairings(league_id)
@@ -359,8 +360,8 @@ class LeagueStore:
 
     async def rebuild_pairings(self, league_id: str, deal_size: int = 1) -> bool:
         """Recompute the pairing aggregate from the stored results (for a league stored before the
-        aggregate existed, or after any loss). Returns False, changing nothing, if a result arrived
-        meanwhile (call again)."""
+        aggregate or its spread statistics existed, or after any loss). Returns False, changing
+        nothing, if a result arrived meanwhile (call again)."""
         stored = await self.results(league_id)
         whole = PairingAggregate()
         pending: dict[str, PairingAggregate] = {}

@@ -9,13 +9,30 @@ import pytest
 
 from arena.errors import SprtError
 from arena.league.sprt import PENTANOMIAL, Decision, Sprt, Tally, _constrained, elo_of_score, estimate, score_of_elo
+from benchmarks.bench_sprt import exact
 
 
-def test_bounds_are_walds() -> None:
+def test_bounds_are_walds_for_the_true_error_rates() -> None:
+    """log(1/α) and log(β) bound the error rates by α and β; log((1-β)/α) and log(β/(1-α)) only by
+    α/(1-β) and β/(1-α), so a test stopped as they are crossed had error rates of almost exactly α
+    and β, and half the simulations landed above."""
     test = Sprt(0.0, 10.0)
-    assert test.upper == pytest.approx(math.log(0.95 / 0.05))
-    assert test.lower == pytest.approx(math.log(0.05 / 0.95))
-    assert Sprt(0.0, 5.0, alpha=0.01, beta=0.1).upper == pytest.approx(math.log(0.9 / 0.01))
+    assert test.upper == pytest.approx(math.log(1 / 0.05))
+    assert test.lower == pytest.approx(math.log(0.05))
+    strict = Sprt(0.0, 5.0, alpha=0.01, beta=0.1)
+    assert (strict.upper, strict.lower) == pytest.approx((math.log(100.0), math.log(0.1)))
+
+
+def test_the_exact_error_rates_at_four_players_are_within_alpha_and_beta() -> None:
+    """Head-to-head units of a 4-player test are wins or losses: its error rates, computed exactly
+    (dynamic programming over the wins), obey Wald's inequalities P0(accept) ≤ α·P1(accept) and
+    P1(reject) ≤ β·P0(reject), with the pseudo-units and the generalised LLR."""
+    test = Sprt(0.0, 50.0)
+    alpha, null_matches = exact(test, 0.0)
+    power, matches = exact(test, 50.0)
+    assert alpha <= 0.05 * power
+    assert 1.0 - power <= 0.05 * (1.0 - alpha)
+    assert 250 <= null_matches <= 300 and 260 <= matches <= 320  # the design's 250 a test, and Wald's cost
 
 
 def test_an_empty_tally_goes_on() -> None:
@@ -105,7 +122,7 @@ def test_a_unit_score_must_be_an_outcome() -> None:
 
 def test_a_few_identical_units_do_not_decide() -> None:
     """Twenty pairs of one win each show no spread: without the pseudo-units their variance is zero and
-    the LLR leaps past the lower bound (-3.08 < -2.94); with them the test goes on."""
+    the LLR leaps past the lower bound (-3.08 < -3.00); with them the test goes on."""
     test = Sprt(0.0, 50.0)
     for counts in ([0, 0, 20, 0, 0], [0, 0, 0, 20, 0], [0, 0, 0, 0, 2], [2, 0, 0, 0, 0]):
         assert test.decide(Tally(PENTANOMIAL, counts)) is Decision.CONTINUE, counts

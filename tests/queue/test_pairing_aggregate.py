@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from arena.league.aggregate import PairingAggregate
+from arena.league.aggregate import PairingAggregate, is_current
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec
 from arena.league.table import LeagueTable
@@ -129,3 +129,46 @@ async def test_a_duplicate_deal_counts_once_whole_and_unplayed_bots_are_unrated(
     assert table.matches == 2
     assert_same_table(table, LeagueTable.from_results([half, other], spec.bots))
     assert table.rows[-1].rank == 0 and not table.rows[-1].rated  # the bot outside the deal
+
+
+def _without_spread(fields: dict[str, str]) -> dict[str, str]:
+    """An aggregate as it was stored before the spread statistics existed."""
+    old = {}
+    for name, value in fields.items():
+        kind = name.split("\t")[0]
+        if kind in ("p", "b"):
+            old[name] = " ".join(value.split()[: 2 if kind == "p" else 6])
+        elif name == "#":
+            old[name] = " ".join(value.split()[:2])
+        elif kind not in ("t", "x"):
+            old[name] = value
+    return old
+
+
+async def test_an_aggregate_without_the_spread_statistics_is_rebuilt_not_misread(leagues: LeagueService) -> None:
+    spec = LeagueSpec("Lold", "5211", 4, ("a", "b", "c", "d", "e"), games_per_pairing=2, seed=8)
+    await leagues.create(spec, TimeControl())
+    results = await _play_all(leagues, "Lold", seed=9)
+    pairs = key("league", "Lold:pairs")
+    fields, counted = await leagues.store.pairings("Lold")
+    current = PairingAggregate.from_results(results).to_fields()
+    assert fields == current and counted == len(results)
+    assert any(name.startswith("t\t") for name in fields)  # triples of bots met at 4-player tables
+    await leagues.store.r.delete(pairs)
+    await leagues.store.r.hset(pairs, mapping={**_without_spread(fields), "#stored": str(counted)})
+    leagues._tables.clear()  # a fresh node reading a league stored by the previous version
+    _, table = await leagues.leaderboard("Lold")
+    assert (await leagues.store.pairings("Lold")) == (current, len(results))  # rebuilt
+    replay = LeagueTable.from_results(results, spec.bots)
+    assert_same_table(table, replay)
+    assert table.fit.dispersion == pytest.approx(replay.fit.dispersion)
+
+
+async def test_the_spread_statistics_of_duplicate_deals_are_added_whole(leagues: LeagueService) -> None:
+    spec = LeagueSpec("Ld3", "5211", 3, ("a", "b", "c", "d"), games_per_pairing=1, seed=10, duplicate=True)
+    await leagues.create(spec, TimeControl())
+    results = await _play_all(leagues, "Ld3", seed=11, deal_size=3)
+    fields, counted = await leagues.store.pairings("Ld3")
+    assert counted == len(results)
+    assert fields == PairingAggregate.from_results(results).to_fields()
+    assert is_current(fields) and "x\t3" in fields
