@@ -40,14 +40,20 @@ class Outbox(Generic[T]):
             self._items = deque()
         self._items.append(item)
 
+    def get_nowait(self) -> T:
+        """The oldest message; ``asyncio.QueueEmpty`` if there is none."""
+        items = self._items
+        if not items:
+            raise asyncio.QueueEmpty
+        item = items.popleft()
+        if not items:
+            self._items = None
+        return item
+
     async def get(self) -> T:
         """The oldest message, waiting for one if the box is empty."""
-        items = self._items
-        if items:
-            item = items.popleft()
-            if not items:
-                self._items = None
-            return item
+        if self._items:
+            return self.get_nowait()
         if self._waiter is not None:
             raise RuntimeError("an Outbox has one consumer at a time")
         waiter: asyncio.Future[T] = asyncio.get_running_loop().create_future()

@@ -39,8 +39,10 @@ async def test_messages_come_out_in_order_whether_or_not_the_consumer_waits() ->
     box = Outbox[int]()
     box.put_nowait(1)
     box.put_nowait(2)
-    assert [await box.get(), await box.get()] == [1, 2]
+    assert [await box.get(), box.get_nowait()] == [1, 2]
     assert len(box) == 0
+    with pytest.raises(asyncio.QueueEmpty):
+        box.get_nowait()
     waiting = asyncio.ensure_future(box.get())
     await asyncio.sleep(0)
     box.put_nowait(3)
