@@ -4,12 +4,16 @@ connected, each on a fresh node, over the same node idle (goal of issue 17: unde
 The bots are lightweight simulated ones (``arena.cli.loadtest_bots``: one stream each, 50 streams per
 channel) in other processes; they connect, say Hello and wait. The node's ``arena_connected_bots``
 gauge confirms they are all connected. Run: ``python benchmarks/bench_memory.py``.
+
+``--echo-only --option NAME=VALUE ... --per-channel N`` measures only the bare ``grpc.aio`` floor
+with those server channel arguments (how the gRPC options were tried: BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import subprocess
 import sys
 import tempfile
@@ -56,7 +60,16 @@ def connected_bots(metrics_url: str) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--echo-only", action="store_true", help="only the bare grpc.aio floor")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE", help="a channel argument of the echo server"
+    )
+    parser.add_argument("--per-channel", type=int, default=50, help="echo streams per connection (default 50)")
     args = parser.parse_args()
+    options = [(name, int(value)) for name, value in (option.split("=", 1) for option in args.option)]
+    if args.echo_only:
+        echo_floor(max(args.bots), options, args.per_channel)
+        return 0
     print(f"{'bots':>6}  {'connected':>9}  {'node RSS MiB':>12}  {'KiB per bot':>11}")
     for count in args.bots:
         # A fresh node for each count: what a node that never held more bots needs for them.
@@ -105,10 +118,13 @@ def main() -> int:
     return 0
 
 
-def echo_floor(count: int) -> None:
-    """The same for a bare ``grpc.aio`` echo server holding ``count`` idle streams (50 per channel):
-    what gRPC itself needs per stream, below which no node can go."""
-    server = subprocess.Popen([sys.executable, str(HERE / "pingpong_server.py")], stdout=subprocess.PIPE, text=True)
+def echo_floor(count: int, options: list[tuple[str, int]] | None = None, per_channel: int = 50) -> None:
+    """The same for a bare ``grpc.aio`` echo server holding ``count`` idle streams (``per_channel`` per
+    connection), with the channel arguments ``options``: what gRPC itself needs per stream, below
+    which no node can go."""
+    server = subprocess.Popen(
+        [sys.executable, str(HERE / "pingpong_server.py"), json.dumps(options or [])], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
@@ -117,7 +133,7 @@ def echo_floor(count: int) -> None:
         async def hold() -> int:
             channels = [
                 grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)])
-                for _ in range((count + 49) // 50)
+                for _ in range((count + per_channel - 1) // per_channel)
             ]
             queues: list[asyncio.Queue[bytes | None]] = []
             calls = []
@@ -128,7 +144,7 @@ def echo_floor(count: int) -> None:
                     while (item := await queue.get()) is not None:
                         yield item
 
-                calls.append(channels[index // 50].stream_stream("/bench.Echo/Ping")(requests()))
+                calls.append(channels[index // per_channel].stream_stream("/bench.Echo/Ping")(requests()))
                 queue.put_nowait(b"x" * 64)
                 queues.append(queue)
                 if len(calls) % 500 == 0 or index == count - 1:
@@ -141,7 +157,11 @@ def echo_floor(count: int) -> None:
             return rss
 
         rss = asyncio.run(hold())
-        print(f"bare grpc.aio echo server, {count} idle streams: {(rss - base) / count / 1024:.1f} KiB per stream")
+        said = f", options {', '.join(f'{n}={v}' for n, v in options)}" if options else ""
+        print(
+            f"bare grpc.aio echo server, {count} idle streams, {per_channel} per connection{said}: "
+            f"{(rss - base) / count / 1024:.1f} KiB per stream"
+        )
     finally:
         server.kill()
         server.wait()

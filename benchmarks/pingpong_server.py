@@ -1,11 +1,14 @@
 """A bare grpc.aio bidirectional echo server: the baseline the arena's round trip is compared with.
 
-Prints its port, then echoes every message on every stream until killed.
+Prints its port, then echoes every message on every stream until killed. An optional argument, a
+JSON list of ``[name, value]`` pairs, gives the server's channel arguments (``bench_memory --option``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from collections.abc import AsyncIterator
 
 import grpc
@@ -17,7 +20,8 @@ async def echo(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext
 
 
 async def main() -> None:
-    server = grpc.aio.server()
+    options = [(str(name), value) for name, value in json.loads(sys.argv[1])] if len(sys.argv) > 1 else []
+    server = grpc.aio.server(options=options)
     handler = grpc.stream_stream_rpc_method_handler(echo)  # bytes in, bytes out: no serialisation
     server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("bench.Echo", {"Ping": handler})])
     port = server.add_insecure_port("127.0.0.1:0")

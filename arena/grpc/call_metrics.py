@@ -28,6 +28,9 @@ class ErrorCountingInterceptor(grpc.aio.ServerInterceptor):
 
     def __init__(self, metrics: ArenaMetrics) -> None:
         self.metrics = metrics
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
+        """By method: the handler that was wrapped, and its wrapper (built once: per call, its closures
+        stayed with every open bot stream)."""
         for service in SERVICES:  # every known method's counter starts at zero
             for method in service.methods:
                 metrics.grpc_calls.labels(service.full_name, method.name, "OK")
@@ -41,7 +44,16 @@ class ErrorCountingInterceptor(grpc.aio.ServerInterceptor):
         handler: Any = await continuation(handler_call_details)
         if handler is None:
             return None
-        service, _, method = str(handler_call_details.method).lstrip("/").rpartition("/")
+        full_name = str(handler_call_details.method)
+        kept = self._wrapped.get(full_name)
+        if kept is not None and kept[0] is handler:
+            return kept[1]  # type: ignore[no-any-return]
+        wrapped = self._wrap(handler, full_name)
+        self._wrapped[full_name] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: Any, full_name: str) -> grpc.RpcMethodHandler[Any, Any]:
+        service, _, method = full_name.lstrip("/").rpartition("/")
         errors, calls = self.metrics.grpc_errors, self.metrics.grpc_calls
 
         def count(context: Any, failed: bool, errors_too: bool = True) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from arena.errors import ECHO_LIMIT, SeatGoneError, TooManyErrorsError, echo
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
+from arena.service.outbox import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class Connection:
 
     def __init__(self, session: BotSession) -> None:
         self.session = session
-        self.outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue()
+        self.outbox: Outbox[Outgoing | None] = Outbox()
         self.closed = False
         self.close_reason: CloseReason | None = None
         """Why the connection was closed (None while it is open)."""

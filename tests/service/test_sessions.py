@@ -15,7 +15,7 @@ from tests.referee.doubles import ManualClock
 def drain(connection: object) -> list[object]:
     outbox = connection.outbox  # type: ignore[attr-defined]
     found = []
-    while not outbox.empty():
+    while len(outbox):
         found.append(outbox.get_nowait())
     return found
 
