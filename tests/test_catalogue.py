@@ -79,7 +79,6 @@ GAME_AGNOSTIC = [
     "arena/bots/policy.py",
     "arena/cli/main.py",
     "arena/cli/admin.py",
-    "arena/cli/demo.py",
     "arena/cli/conformance.py",
     "arena/cli/loadtest.py",
     "arena/cli/loadtest_bots.py",

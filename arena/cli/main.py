@@ -42,12 +42,14 @@ if TYPE_CHECKING:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from arena.cli.demo import play_demo
+    from arena import catalogue
+    from arena.cli.play import play_local
     from arena.errors import GameSetupError
     from arena.wire.common import options_from_proto
 
-    try:
-        play_demo(sys.stdout, game=args.game, seed=args.seed, options=options_from_proto(dict(args.option)))
+    try:  # a local match between the game's demo policies
+        policies = catalogue.entry(args.game).demo_policies
+        play_local(sys.stdout, args.game, policies, seed=args.seed, options=options_from_proto(dict(args.option)))
     except GameSetupError as error:
         raise OperatorError(str(error)) from None
     return 0

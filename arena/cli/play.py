@@ -102,8 +102,8 @@ def play_local(
         counts = rules.player_counts
         raise PlayerError(f"{game} is for {counts.start} to {counts.stop - 1} players, not {len(players)}")
     seats = [load_player(spec, game, seed * 10 + index) for index, spec in enumerate(players)]
+    state = rules.initial_state(len(seats), seed, dict(options or {}))  # refused options: before any output
     print(", ".join(f"seat {seat}: {name}" for seat, name in enumerate(players)) + f"; seed {seed}", file=out)
-    state = rules.initial_state(len(seats), seed, dict(options or {}))
     for line in printer.describe_start(state):
         print(line, file=out)
     sequence = 0
