@@ -67,7 +67,7 @@ def test_every_fault_has_its_own_wire_value_and_metric_label() -> None:
 
 
 def test_event_kinds_keep_their_stream_names() -> None:
-    assert [k.value for k in EventKind] == ["started", "step", "ended"]
+    assert [k.value for k in EventKind] == ["started", "turn", "ended"]
     assert all(EventKind(f"{kind}") is kind for kind in EventKind)  # the web stream's "event: {kind}"
 
 

@@ -122,11 +122,11 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
 def record_to_proto(record: MatchRecord, arena_version: str) -> match_pb2.MatchRecord:
     """A full match record on the wire."""
     decisions = []
-    for step in record.steps:
-        for d in step:
+    for turn in record.turns:
+        for d in turn:
             decisions.append(
                 match_pb2.Decision(
-                    turn_index=d.step,
+                    turn_index=d.turn,
                     seat=d.seat,
                     action=d.action,
                     elapsed=duration(d.elapsed),
@@ -146,7 +146,7 @@ def record_to_proto(record: MatchRecord, arena_version: str) -> match_pb2.MatchR
         decisions=decisions,
         rejections=[
             match_pb2.Rejection(
-                turn_index=r.step,
+                turn_index=r.turn,
                 seat=r.seat,
                 sequence=r.sequence,
                 fault=FAULTS[r.fault],
@@ -197,11 +197,11 @@ def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
     """A referee event as spectator messages: the reveal, the round result, the view, the outcome."""
     messages: list[match_pb2.WatchMatchResponse] = []
     view = event.view
-    if event.kind is EventKind.STEP:
+    if event.kind is EventKind.TURN:
         actions = [event.actions[seat] for seat in sorted(event.actions)]
         messages.append(
             match_pb2.WatchMatchResponse(
-                turn_revealed=match_pb2.TurnRevealed(turn_index=event.step - 1, actions=actions)
+                turn_revealed=match_pb2.TurnRevealed(turn_index=event.turn - 1, actions=actions)
             )
         )
         if event.round_result is not None:

@@ -52,8 +52,8 @@ class EventKind(enum.StrEnum):
     """What a spectator's :class:`MatchEvent` reports (the text is the web stream's ``event:`` name)."""
 
     STARTED = "started"
-    STEP = "step"
-    """A step was played and its actions revealed."""
+    TURN = "turn"
+    """A turn was played and its actions revealed."""
     ENDED = "ended"
 
 
@@ -63,15 +63,16 @@ class MatchEvent:
 
     match_id: str
     kind: EventKind
-    step: int
+    turn: int
+    """Turns played so far (the one just revealed for a ``TURN`` event is ``turn - 1``)."""
     view: Any
     """The game's public view after the event."""
     game: str = ""
     actions: Mapping[Seat, str] = dataclasses.field(default_factory=dict)
-    """The revealed actions of the step."""
+    """The revealed actions of the turn."""
     outcome: Outcome | None = None
     round_result: tuple[int, Any] | None = None
-    """(round number, result) when the step ended a scored round (games with rounds)."""
+    """(round number, result) when the turn ended a scored round (games with rounds)."""
 
 
 Observer = Callable[[MatchEvent], None]
@@ -110,7 +111,7 @@ async def run_match(
 
 @dataclasses.dataclass(slots=True)
 class _Wait:
-    """One seat's outstanding request in a step."""
+    """One seat's outstanding request in a turn."""
 
     request: DecisionRequest
     future: asyncio.Future[str]
@@ -150,10 +151,10 @@ class Match:
         )
         self.sequences = [itertools.count(1) for _ in range(n)]
         """One counter per seat: a seat's numbers tell it nothing but the order of its own requests."""
-        self.step = 0
+        self.turn = 0
         self._rounds_seen = 0
         self._waits: list[_Wait] = []
-        """The current step's outstanding requests."""
+        """The current turn's outstanding requests."""
         self._timer: Cancellable | None = None
         self._timer_due = 0.0
         """One timer per match, re-armed only when a deadline comes earlier than it (see ``_arm``)."""
@@ -179,16 +180,16 @@ class Match:
         self._emit(EventKind.STARTED, {})
         try:
             while seats := self.game.to_move(self.state):
-                decisions = await self._step(sorted(seats))
+                decisions = await self._turn(sorted(seats))
                 if self.metrics is not None:
                     for d in decisions:
                         if d.sequence:  # a request was sent
                             self.metrics.decision(setup.game, d.elapsed, d.fallback)
                 actions = {d.seat: self.game.parse_action(d.action) for d in decisions}
                 self.state = self.game.apply(self.state, actions)
-                self.record.steps.append(tuple(decisions))
-                self.step += 1
-                self._emit(EventKind.STEP, {d.seat: d.action for d in decisions})
+                self.record.turns.append(tuple(decisions))
+                self.turn += 1
+                self._emit(EventKind.TURN, {d.seat: d.action for d in decisions})
         except asyncio.CancelledError:
             self._stop_timer()
             self.record.outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
@@ -215,11 +216,11 @@ class Match:
             self.metrics.match_finished(setup.game, outcome.termination, self.clock.now() - started)
         return self.record
 
-    async def _step(self, seats: list[Seat]) -> list[DecisionRecord]:
+    async def _turn(self, seats: list[Seat]) -> list[DecisionRecord]:
         """Ask every seat to move at once; reveal nothing until all have answered or timed out.
 
         Requests go out together; the match's one timer cancels a wait that outlives the seat's
-        limit. One future for the step, counted down by the seats' answers, and a timer that is
+        limit. One future for the turn, counted down by the seats' answers, and a timer that is
         re-armed only when a deadline comes earlier than it: this is the hot path.
         """
         records: dict[Seat, DecisionRecord] = {}
@@ -299,7 +300,7 @@ class Match:
         legal = self.game.legal_actions(self.state, seat)
         fallback = str(legal[0])
         if seat in self.record.forfeits:
-            return DecisionRecord(self.step, seat, fallback, 0.0, Fault.FORFEITED)
+            return DecisionRecord(self.turn, seat, fallback, 0.0, Fault.FORFEITED)
         tc = self.setup.time_control
         limit = tc.decision_allowance + self.bank[seat]
         request = DecisionRequest(
@@ -331,7 +332,7 @@ class Match:
         if future.cancelled():
             if not client.is_connected:
                 # Its bot is away: the fallback plays, without a strike, until the grace period ends.
-                return DecisionRecord(self.step, seat, fallback, limit, Fault.DISCONNECTED, sequence)
+                return DecisionRecord(self.turn, seat, fallback, limit, Fault.DISCONNECTED, sequence)
             self.bank[seat] = 0.0
             return await self._reject(
                 seat, request, "", f"no answer within {limit:.3f} s", Fault.TIMEOUT, limit, Termination.TIMEOUT
@@ -350,7 +351,7 @@ class Match:
         except ActionError as failure:
             fault = Fault.ILLEGAL if isinstance(failure, IllegalActionError) else Fault.INVALID
             return await self._reject(seat, request, answer, str(failure), fault, elapsed, Termination.ILLEGAL_ACTION)
-        return DecisionRecord(self.step, seat, str(action), elapsed, None, sequence)
+        return DecisionRecord(self.turn, seat, str(action), elapsed, None, sequence)
 
     async def _reject(
         self,
@@ -369,7 +370,7 @@ class Match:
         strikes = record.strikes[seat]
         record.rejections.append(
             RejectionRecord(
-                self.step, seat, request.sequence, answer[:MAX_RECORDED_ANSWER], reason, fault, fallback, strikes
+                self.turn, seat, request.sequence, answer[:MAX_RECORDED_ANSWER], reason, fault, fallback, strikes
             )
         )
         limit = self.setup.time_control.strike_limit
@@ -377,14 +378,14 @@ class Match:
             record.forfeits[seat] = cause
         rejection = Rejection(self.setup.match_id, request.sequence, seat, fault, reason, fallback, strikes, limit)
         await self._tell(seat, self.setup.seats[seat].rejected(rejection))
-        return DecisionRecord(self.step, seat, fallback, elapsed, fault, request.sequence)
+        return DecisionRecord(self.turn, seat, fallback, elapsed, fault, request.sequence)
 
     def _forfeit(
         self, seat: Seat, fallback: str, elapsed: float, cause: Termination, error: BaseException
     ) -> DecisionRecord:
         log.info("seat %d of match %s forfeited: %s", seat, self.setup.match_id, error)
         self.record.forfeits.setdefault(seat, cause)
-        return DecisionRecord(self.step, seat, fallback, elapsed, Fault.DISCONNECTED)
+        return DecisionRecord(self.turn, seat, fallback, elapsed, Fault.DISCONNECTED)
 
     async def _tell(self, seat: Seat, message: Any) -> None:
         """Deliver a notice to a seat; a failing seat cannot stop the match."""
@@ -400,13 +401,13 @@ class Match:
         if self.observer is None:
             return
         view = self.game.public_view(self.state)
-        round_result = self.game.round_result(view) if kind is EventKind.STEP else None
+        round_result = self.game.round_result(view) if kind is EventKind.TURN else None
         if round_result is not None and round_result[0] > self._rounds_seen:
             self._rounds_seen = round_result[0]
         else:
             round_result = None
         event = MatchEvent(
-            self.setup.match_id, kind, self.step, view, self.setup.game, actions, self.record.outcome, round_result
+            self.setup.match_id, kind, self.turn, view, self.setup.game, actions, self.record.outcome, round_result
         )
         try:
             self.observer(event)

@@ -45,11 +45,17 @@ class Fault(enum.StrEnum):
             raise StoredDataError(f"unknown fault {echo(str(text))}: one of {[f.value for f in cls]}") from None
 
 
+def _turn(data: Mapping[str, Any]) -> int:
+    """A stored decision's or rejection's turn (records stored before the rename say ``step``)."""
+    return int(data["turn"] if "turn" in data else data["step"])
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class DecisionRecord:
-    """One seat's action in one step, as played (a fallback if the bot's answer was not used)."""
+    """One seat's action in one turn, as played (a fallback if the bot's answer was not used)."""
 
-    step: int
+    turn: int
+    """The turn's index over the whole match, 0-based (the wire's ``turn_index``)."""
     seat: Seat
     action: str
     elapsed: float
@@ -62,7 +68,7 @@ class DecisionRecord:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``dataclasses.asdict``'s, built directly: a record holds one per decision)."""
         return {
-            "step": self.step,
+            "turn": self.turn,
             "seat": self.seat,
             "action": self.action,
             "elapsed": self.elapsed,
@@ -74,7 +80,7 @@ class DecisionRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> DecisionRecord:
         """Read :meth:`to_dict`'s form back (raises ``StoredDataError`` for an unknown fault)."""
         return cls(
-            step=int(data["step"]),
+            turn=_turn(data),
             seat=int(data["seat"]),
             action=str(data["action"]),
             elapsed=float(data["elapsed"]),
@@ -87,7 +93,7 @@ class DecisionRecord:
 class RejectionRecord:
     """An answer the referee did not use."""
 
-    step: int
+    turn: int
     seat: Seat
     sequence: int
     answer: str
@@ -109,9 +115,11 @@ class RejectionRecord:
         """Read :meth:`to_dict`'s form back (raises ``StoredDataError`` for a missing or unknown fault)."""
         fault = Fault.parse(data.get("fault", ""))
         if fault is None:
-            raise StoredDataError(f"rejection at step {data.get('step')} of seat {data.get('seat')} has no fault")
+            raise StoredDataError(
+                f"rejection at turn {data.get('turn', data.get('step'))} of seat {data.get('seat')} has no fault"
+            )
         return cls(
-            step=int(data["step"]),
+            turn=_turn(data),
             seat=int(data["seat"]),
             sequence=int(data["sequence"]),
             answer=str(data["answer"]),
@@ -133,7 +141,8 @@ class MatchRecord:
     options: dict[str, Any]
     deck: tuple[str, ...] | None
     time_control: TimeControl
-    steps: list[tuple[DecisionRecord, ...]] = dataclasses.field(default_factory=list)
+    turns: list[tuple[DecisionRecord, ...]] = dataclasses.field(default_factory=list)
+    """The decisions of each turn played, in order."""
     rejections: list[RejectionRecord] = dataclasses.field(default_factory=list)
     strikes: list[int] = dataclasses.field(default_factory=list)
     forfeits: dict[Seat, Termination] = dataclasses.field(default_factory=dict)
@@ -157,7 +166,7 @@ class MatchRecord:
             "options": self.options,
             "deck": list(self.deck) if self.deck is not None else None,
             "time_control": self.time_control.to_dict(),
-            "steps": [[d.to_dict() for d in step] for step in self.steps],
+            "turns": [[d.to_dict() for d in turn] for turn in self.turns],
             "rejections": [r.to_dict() for r in self.rejections],
             "strikes": list(self.strikes),
             "forfeits": {str(seat): why.value for seat, why in self.forfeits.items()},
@@ -178,7 +187,10 @@ class MatchRecord:
             options=dict(data.get("options") or {}),
             deck=tuple(data["deck"]) if data.get("deck") is not None else None,
             time_control=TimeControl.from_dict(data["time_control"]),
-            steps=[tuple(DecisionRecord.from_dict(d) for d in step) for step in data["steps"]],
+            turns=[
+                tuple(DecisionRecord.from_dict(d) for d in turn)
+                for turn in data["turns" if "turns" in data else "steps"]
+            ],
             rejections=[RejectionRecord.from_dict(r) for r in data.get("rejections", [])],
             strikes=list(data.get("strikes", [])),
             forfeits={int(seat): Termination(why) for seat, why in data.get("forfeits", {}).items()},
@@ -240,7 +252,7 @@ def replay_states(
 def final_state(record: MatchRecord) -> Any:
     """The last state of the recorded match, rebuilt by playing its actions through the rules
     (raises as :func:`replay_states`)."""
-    turns = ({d.seat: d.action for d in step} for step in record.steps)
+    turns = ({d.seat: d.action for d in turn} for turn in record.turns)
     state = None
     for state in replay_states(record.game, len(record.players), record.seed, record.options, record.deck, turns):  # noqa: B007
         pass

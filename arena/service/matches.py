@@ -501,4 +501,4 @@ def _sealed(match_id: str) -> MatchSealedError:
 
 def _final_event(record: MatchRecord) -> MatchEvent:
     view = get_game(record.game).public_view(final_state(record))
-    return MatchEvent(record.match_id, EventKind.ENDED, len(record.steps), view, record.game, {}, record.outcome)
+    return MatchEvent(record.match_id, EventKind.ENDED, len(record.turns), view, record.game, {}, record.outcome)

@@ -45,7 +45,7 @@ from arena.service.listing import ListPosition, MatchLister
 from arena.store.match_index import MatchInfo, MatchQuery, Phase
 from arena.store.specs import SpecKind
 from arena.web.chart import Series
-from arena.web.frames import replay_steps, to_json
+from arena.web.frames import replay_turns, to_json
 
 PLAYED = (Phase.RUNNING, Phase.FINISHED)
 """What the site lists: matches being played or played (not the queued ones of leagues)."""
@@ -411,7 +411,7 @@ class SiteData:
         info = MatchInfo.of_record(record)
         faults = [
             {
-                "step": r.step,
+                "turn": r.turn,
                 "seat": r.seat,
                 "bot": record.players[r.seat],
                 "fault": r.fault.value,
@@ -419,10 +419,10 @@ class SiteData:
             }
             for r in record.rejections[:200]
         ]
-        return match_json(info) | {"faults": faults, "steps": len(record.steps)}
+        return match_json(info) | {"faults": faults, "turns": len(record.turns)}
 
     async def replay(self, match_id: str) -> dict[str, Any]:
-        """A finished match's replay: every step's state (hands included) and the actions that made it.
+        """A finished match's replay: every turn's state (hands included) and the actions that made it.
 
         Raises ``NotFoundError`` while the match runs, is withheld, or for an unknown one.
         """
@@ -438,12 +438,12 @@ class SiteData:
         future = self._replays.get(match_id)
         if future is None:
             rules = self.rules_of(record.game)
-            future = asyncio.ensure_future(asyncio.to_thread(replay_steps, record, rules))
+            future = asyncio.ensure_future(asyncio.to_thread(replay_turns, record, rules))
             self._replays[match_id] = future
             while len(self._replays) > REPLAY_CACHE_SIZE:
                 self._replays.popitem(last=False)
         try:
-            steps = await asyncio.shield(future)
+            turns = await asyncio.shield(future)
         except Exception:
             self._replays.pop(match_id, None)
             raise
@@ -452,7 +452,7 @@ class SiteData:
             "game": record.game,
             "players": list(record.players),
             "outcome": record.outcome.to_dict() if record.outcome else None,
-            "steps": steps,
+            "turns": turns,
         }
 
 

@@ -1,4 +1,4 @@
-"""Engine values as JSON, and a finished match's record replayed through its rules into steps.
+"""Engine values as JSON, and a finished match's record replayed through its rules into turns.
 
 Every game's states, observations and results are named tuples or dataclasses of cards (``int``
 subclasses that print themselves), enums, tuples and mappings, so one converter serves every game:
@@ -7,7 +7,7 @@ renderer (``static/games/<game>.js``) reads the fields of its own game.
 
 What a replay leaves out even of a finished match: the seed and the undealt order of the cards
 (``SECRET_FIELDS``): a duplicate deal replays the same cards in another league's rotation, and a
-person following the match needs neither. Histories are cut to their last entry per step
+person following the match needs neither. Histories are cut to their last entry per turn
 (``history_count`` says how many there were), so a replay grows with the match, not its square.
 """
 
@@ -25,7 +25,7 @@ SECRET_FIELDS = frozenset({"seed", "deals", "bag", "refills", "draw_pile", "late
 """Fields never put in a page: the seed and the order of cards nobody has seen."""
 
 HISTORY_FIELDS = frozenset({"history"})
-"""Growing lists of earlier rounds: only the last entry is kept in each step."""
+"""Growing lists of earlier rounds: only the last entry is kept in each turn."""
 
 MAX_DEPTH = 12
 
@@ -66,18 +66,18 @@ def _fields(fields: Mapping[str, Any], depth: int) -> dict[str, Any]:
     return out
 
 
-def replay_steps(record: MatchRecord, rules: GameRules[Any, Any, Any]) -> list[dict[str, Any]]:
-    """The match step by step: the state before any action (step 0), then after each recorded step,
+def replay_turns(record: MatchRecord, rules: GameRules[Any, Any, Any]) -> list[dict[str, Any]]:
+    """The match turn by turn: the state before any action (turn 0), then after each recorded turn,
     with the actions that made it (as played: a fallback says why)."""
     state = rules.initial_state(len(record.players), record.seed, record.options, record.deck)
-    steps = [{"step": 0, "round": _round(state), "actions": [], "state": to_json(state)}]
-    for index, decisions in enumerate(record.steps, start=1):
+    turns = [{"turn": 0, "round": _round(state), "actions": [], "state": to_json(state)}]
+    for index, decisions in enumerate(record.turns, start=1):
         state = rules.apply(state, {d.seat: rules.parse_action(d.action) for d in decisions})
         actions = [
             {"seat": d.seat, "action": d.action, "fallback": d.fallback.value if d.fallback else ""} for d in decisions
         ]
-        steps.append({"step": index, "round": _round(state), "actions": actions, "state": to_json(state)})
-    return steps
+        turns.append({"turn": index, "round": _round(state), "actions": actions, "state": to_json(state)})
+    return turns
 
 
 def _round(state: Any) -> int | None:

@@ -216,7 +216,7 @@ async def api_events(request: web.Request) -> web.StreamResponse:
                 break
             payload = {
                 "kind": event.kind.value,
-                "step": event.step,
+                "turn": event.turn,
                 "actions": [{"seat": seat, "action": event.actions[seat]} for seat in sorted(event.actions)],
                 "round": getattr(event.view, "round", None),
                 "view": to_json(event.view),

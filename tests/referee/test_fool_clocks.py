@@ -71,15 +71,15 @@ async def test_eight_seats_keep_eight_clocks_and_only_the_slow_and_silent_are_st
             "no answer within 1.000 s",
         ]
         assert len(seats[seat].requests) == 3
-        later = [d for step in record.steps for d in step if d.seat == seat][3:]
+        later = [d for step in record.turns for d in step if d.seat == seat][3:]
         assert later and all(d.fallback == "forfeited" and d.sequence == 0 for d in later)
     # The slow seat: its first answer used 1.5 s of its own bank; its second outlived what was left.
     assert [r.reason for r in by_seat[3]] == ["no answer within 1.500 s"]
-    mine = [d for step in record.steps for d in step if d.seat == 3]
+    mine = [d for step in record.turns for d in step if d.seat == 3]
     assert mine[0].fallback is None and mine[1].fallback == "timeout"
     assert all(d.fallback is None for d in mine[2:])
     # Everyone else answered every request in time, whatever the others' clocks did.
     for seat in (1, 2, 4, 6, 7):
         assert not by_seat[seat]
-        assert all(d.fallback is None for step in record.steps for d in step if d.seat == seat)
+        assert all(d.fallback is None for step in record.turns for d in step if d.seat == seat)
     assert replay(record) == record.outcome

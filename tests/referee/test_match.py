@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from typing import Any
 
@@ -13,6 +14,7 @@ from arena.errors import SeatGoneError, TimeControlError
 from arena.games import Termination, get_game
 from arena.referee import DecisionRequest, MatchRecord, MatchSetup, TimeControl, run_match
 from arena.referee.match import MatchEvent
+from arena.referee.record import DecisionRecord, Fault, RejectionRecord
 from tests.referee.doubles import ManualClock, PolicySeat, replay
 
 GAME = get_game("5211")
@@ -83,7 +85,7 @@ async def test_a_match_between_policies_ends_normally_and_replays(players: int) 
     assert record.termination is Termination.NORMAL
     assert not record.rejections
     assert record.strikes == [0] * players
-    assert len(record.steps) == {2: 33, 3: 21, 4: 18, 5: 12}[players]
+    assert len(record.turns) == {2: 33, 3: 21, 4: 18, 5: 12}[players]
     assert replay(record) == record.outcome
     assert replay(MatchRecord.from_dict(record.to_dict())) == record.outcome
     for seat, client in enumerate(seats):
@@ -114,7 +116,7 @@ async def test_a_silent_bot_times_out_strikes_and_forfeits_but_the_match_ends() 
     # Only three requests were sent: after the third strike the fallback plays the seat.
     assert len(seats[0].requests) == 3
     assert len(seats[0].rejections) == 3
-    assert all(d.fallback for step in record.steps for d in step if d.seat == 0)
+    assert all(d.fallback for step in record.turns for d in step if d.seat == 0)
     # The first timeout waits allowance + bank; the bank is then empty.
     assert record.rejections[0].reason == "no answer within 3.000 s"
     assert record.rejections[1].reason == "no answer within 1.000 s"
@@ -173,13 +175,13 @@ async def test_spectator_events_hold_public_views_only() -> None:
     seats = policy_seats(3, 5)
     events: list[MatchEvent] = []
     record = await run_on_manual_clock(setup_for(seats), observer=events.append)
-    assert [e.kind for e in events][:2] == ["started", "step"]
+    assert [e.kind for e in events][:2] == ["started", "turn"]
     assert events[-1].kind == "ended" and events[-1].outcome == record.outcome
-    steps = [e for e in events if e.kind == "step"]
-    assert len(steps) == len(record.steps)
+    steps = [e for e in events if e.kind == "turn"]
+    assert len(steps) == len(record.turns)
     for event in steps:
         assert event.view.seat is None and event.view.hand == ()
-        recorded = record.steps[event.step - 1]
+        recorded = record.turns[event.turn - 1]
         assert dict(event.actions) == {d.seat: d.action for d in recorded}
 
 
@@ -201,3 +203,24 @@ def test_a_time_control_stored_under_the_old_names_reads_back_under_the_wire_nam
         decision_allowance=2.0, time_bank=5.0, strike_limit=4, disconnect_grace=1.5
     )
     assert TimeControl.from_dict(TimeControl(3.0, 0.0, 2, 0.5).to_dict()) == TimeControl(3.0, 0.0, 2, 0.5)
+
+
+def test_a_record_stored_with_steps_reads_back_with_turns() -> None:
+    """Records stored before "step" became "turn" (the proto's word) still read, and write the new names."""
+    record = MatchRecord(
+        "m1",
+        "5211",
+        ("a", "b"),
+        7,
+        {},
+        None,
+        TimeControl(),
+        [(DecisionRecord(0, 0, "G1", 0.1), DecisionRecord(0, 1, "B2", 0.2, Fault.TIMEOUT, 3))],
+        [RejectionRecord(0, 1, 3, "", "no answer", Fault.TIMEOUT, "B2", 1)],
+        strikes=[0, 1],
+    )
+    stored = record.to_dict()
+    assert "turns" in stored and stored["turns"][0][0]["turn"] == 0 and stored["rejections"][0]["turn"] == 0
+    old = json.loads(json.dumps(stored).replace('"turns"', '"steps"').replace('"turn"', '"step"'))
+    assert "steps" in old and "turns" not in old
+    assert MatchRecord.from_dict(old) == record == MatchRecord.from_dict(stored)

@@ -222,14 +222,14 @@ def engine_record(game: GameRules[Any, Any, Any], players: int, seed: int, match
     """A whole match played through the rules by random choices, recorded as the referee records one."""
     rng = random.Random(seed)
     state = game.initial_state(players, seed, {}, None)
-    steps: list[tuple[DecisionRecord, ...]] = []
-    while game.outcome(state) is None and len(steps) < 5000:
+    turns: list[tuple[DecisionRecord, ...]] = []
+    while game.outcome(state) is None and len(turns) < 5000:
         seats = sorted(game.to_move(state))
         chosen = {seat: rng.choice(list(game.legal_actions(state, seat))) for seat in seats}
-        steps.append(tuple(DecisionRecord(len(steps), seat, str(chosen[seat]), 0.01) for seat in seats))
+        turns.append(tuple(DecisionRecord(len(turns), seat, str(chosen[seat]), 0.01) for seat in seats))
         state = game.apply(state, chosen)
     names = tuple(f"engine-{n}" for n in range(players))
-    record = MatchRecord(match_id, game.name, names, seed, {}, None, TimeControl(), steps, strikes=[0] * players)
+    record = MatchRecord(match_id, game.name, names, seed, {}, None, TimeControl(), turns, strikes=[0] * players)
     record.started_at, record.ended_at = time.time() - 5, time.time()
     record.outcome = game.outcome(state)
     return record

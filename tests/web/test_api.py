@@ -22,7 +22,7 @@ from arena.node import ArenaNode
 from arena.referee.record import final_state
 from arena.store.embedded import free_port
 from arena.web.data import PAGE_SIZE
-from arena.web.frames import SECRET_FIELDS, replay_steps, to_json
+from arena.web.frames import SECRET_FIELDS, replay_turns, to_json
 from arena.web.site import WebServer, start_web
 from tests.test_serve_errors import common, serve_fails
 from tests.web.harness import engine_record
@@ -106,20 +106,20 @@ async def test_a_replay_is_the_record_played_through_the_rules_without_its_seed(
     record = await node.matches.record("m007")
     status, data, _ = await fetch(f"{server.url}api/matches/m007/replay")
     assert status == 200
-    steps = data["steps"]
-    assert len(steps) == len(record.steps) + 1
+    steps = data["turns"]
+    assert len(steps) == len(record.turns) + 1
     final = to_json(final_state(record))
     assert steps[-1]["state"] == final
-    assert [a["action"] for a in steps[1]["actions"]] == [d.action for d in record.steps[0]]
+    assert [a["action"] for a in steps[1]["actions"]] == [d.action for d in record.turns[0]]
     text = json.dumps(data)
     assert str(record.seed) not in text
     assert not SECRET_FIELDS & {key for step in steps for key in step["state"]}
 
 
-def test_replay_steps_keep_only_the_last_round_of_a_history() -> None:
+def test_replay_turns_keep_only_the_last_round_of_a_history() -> None:
     game = get_game("5211")
     record = engine_record(game, 3, 4, "h")
-    steps = replay_steps(record, game)
+    steps = replay_turns(record, game)
     last = steps[-1]["state"]
     assert last["history_count"] == len(final_state(record).history) > 1
     assert len(last["history"]) == 1

@@ -137,7 +137,7 @@ def test_every_page_kind_loads_without_console_errors(site: Site, watched: Watch
         "leaderboard": f"{site.url}leagues/{league}",
         "bot": f"{site.url}bots/heuristic-1",
         "matches": f"{site.url}matches?game=5211",
-        "replay": f"{site.url}matches/{match}?step=3",
+        "replay": f"{site.url}matches/{match}?turn=3",
     }
     for name, url in pages.items():
         page = watched.open(url)
@@ -234,10 +234,10 @@ def test_the_replay_viewer_shows_the_cards_of_a_recorded_match_at_a_step(
     turns = len({d.turn_index for d in record.decisions})
     step = turns // 2
     expected = state_at(record, step)
-    page = watched.open(f"{site.url}matches/{match_id}?step={step}")
+    page = watched.open(f"{site.url}matches/{match_id}?turn={step}")
     page.wait_for_selector("#viewer[data-ready=true]")
-    assert page.locator("#step-no").inner_text() == str(step)
-    assert page.locator("#step-count").inner_text() == str(turns)
+    assert page.locator("#turn-no").inner_text() == str(step)
+    assert page.locator("#turn-count").inner_text() == str(turns)
     if game == "5211":
         for seat in range(len(record.bot_names)):
             assert seat_cards(page, seat, "Hand") == [str(c) for c in expected.hands[seat]]
@@ -258,13 +258,13 @@ def test_the_replay_viewer_shows_the_cards_of_a_recorded_match_at_a_step(
             assert shown == [str(c) for c in row]
     watched.shot(f"replay-{game}")
     page.keyboard.press("ArrowRight")
-    assert page.locator("#step-no").inner_text() == str(step + 1)
+    assert page.locator("#turn-no").inner_text() == str(step + 1)
     page.keyboard.press("End")
-    assert page.locator("#step-no").inner_text() == str(turns)
+    assert page.locator("#turn-no").inner_text() == str(turns)
     page.keyboard.press("Home")
-    assert page.locator("#step-no").inner_text() == "0"
+    assert page.locator("#turn-no").inner_text() == "0"
     page.locator("#round-jump").select_option(index=1)
-    assert int(page.locator("#step-no").inner_text()) > 0
+    assert int(page.locator("#turn-no").inner_text()) > 0
 
 
 def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
@@ -314,11 +314,11 @@ def test_the_live_view_receives_the_turns_of_a_running_match_and_no_hand(site: S
     match_id, live = site.live_match, site.live
     page = watched.open(f"{site.url}matches/{match_id}")
     page.wait_for_selector("#viewer[data-events]")
-    assert page.locator("#step-no").inner_text() == "0"
+    assert page.locator("#turn-no").inner_text() == "0"
     for turn in (1, 2):
         assert wait_for(live.step, 10, "requests of the live match") == 2
-        page.wait_for_selector(f'#viewer[data-step="{turn}"]', timeout=10_000)
-        assert page.locator("#step-no").inner_text() == str(turn)
+        page.wait_for_selector(f'#viewer[data-turn="{turn}"]', timeout=10_000)
+        assert page.locator("#turn-no").inner_text() == str(turn)
         assert page.locator(".actions li").count() == 2
     wait_for(lambda: live.pending, 10, "the next requests")
     watched.shot("live")
@@ -337,7 +337,7 @@ def test_the_live_view_receives_the_turns_of_a_running_match_and_no_hand(site: S
     ):
         assert_no_hand(get_text(f"{site.url}{path}"), hands, path)
     events = read_events(f"{site.url}api/matches/{match_id}/events", 1)
-    assert events[0]["step"] == 2
+    assert events[0]["turn"] == 2
     assert_no_hand(json.dumps(events), hands, "the event stream")
     replay = watched.page.request.get(f"{site.url}api/matches/{match_id}/replay")
     assert replay.status == 404 and "still running" in replay.json()["error"]
@@ -361,10 +361,10 @@ def test_the_live_view_of_a_grey_wall_azul_match_shows_no_column_choice_before_t
     assert held.observation.game_azul.round_results == secret.observation.game_azul.round_results
     page = watched.open(f"{site.url}matches/{match_id}")
     page.wait_for_selector("#viewer[data-events]")
-    page.wait_for_selector("#viewer[data-step]")
-    step = int(page.locator("#step-no").inner_text())
+    page.wait_for_selector("#viewer[data-turn]")
+    step = int(page.locator("#turn-no").inner_text())
     events = read_events(f"{site.url}api/matches/{match_id}/events", 1)
-    assert events[0]["step"] == step
+    assert events[0]["turn"] == step
     view = events[0]["view"]
     assert view["phase"] == "TILING" and view["to_move"] == [0, 1], view
     assert [[t or "" for t in row] for row in view["boards"][0]["wall"]] == [
@@ -385,7 +385,7 @@ def test_the_live_view_of_a_grey_wall_azul_match_shows_no_column_choice_before_t
     grey.release()
     page.wait_for_selector("#viewer[data-ended=true]", timeout=60_000)
     wait_for(lambda: get_json(f"{site.url}api/matches/{match_id}")["state"] == "finished", 10, "the match stored")
-    revealed = get_json(f"{site.url}api/matches/{match_id}/replay")["steps"][step + 1]["actions"]
+    revealed = get_json(f"{site.url}api/matches/{match_id}/replay")["turns"][step + 1]["actions"]
     assert {"seat": 0, "action": choice, "fallback": ""} in revealed, revealed  # the check above could fail
 
 
@@ -395,7 +395,7 @@ def test_the_live_view_of_a_running_fool_match_shows_no_hand(site: Site, watched
     page.wait_for_selector("#viewer[data-events]")
     for turn in (1, 2):
         assert wait_for(live.step, 10, "the FOOL! match's request") == 1  # one seat plays at a time
-        page.wait_for_selector(f'#viewer[data-step="{turn}"]', timeout=10_000)
+        page.wait_for_selector(f'#viewer[data-turn="{turn}"]', timeout=10_000)
     wait_for(lambda: live.pending, 10, "the next request")
     hands = dict(live.hands)
     assert len(hands) >= 2
@@ -404,7 +404,7 @@ def test_the_live_view_of_a_running_fool_match_shows_no_hand(site: Site, watched
     for path in (f"api/matches/{match_id}", "api/matches?state=running&game=fool", "api/bots/fool-1", ""):
         assert_no_hand(get_text(f"{site.url}{path}"), hands, path)
     events = read_events(f"{site.url}api/matches/{match_id}/events", 1)
-    assert events[0]["step"] == 2
+    assert events[0]["turn"] == 2
     assert_no_hand(json.dumps(events), hands, "the FOOL! event stream")
     watched.shot("live-fool")
     live.finish()

@@ -6,7 +6,7 @@ import { add, el, seatName } from "./common.js";
 const viewer = document.getElementById("viewer");
 const board = document.getElementById("board");
 const actionsBox = document.getElementById("actions");
-const stepNo = document.getElementById("step-no");
+const turnNo = document.getElementById("turn-no");
 const matchId = viewer.dataset.match;
 const game = viewer.dataset.game;
 
@@ -32,12 +32,12 @@ async function replay(renderer) {
   const response = await fetch(`/api/matches/${encodeURIComponent(matchId)}/replay`);
   if (!response.ok) throw new Error(`replay: HTTP ${response.status}`);
   const data = await response.json();
-  const steps = data.steps;
+  const turns = data.turns;
   const ctx = { players: data.players, live: false };
   const roundJump = document.getElementById("round-jump");
-  document.getElementById("step-count").textContent = String(steps.length - 1);
+  document.getElementById("turn-count").textContent = String(turns.length - 1);
   const firstOfRound = new Map();
-  steps.forEach((s, i) => { if (s.round !== null && !firstOfRound.has(s.round)) firstOfRound.set(s.round, i); });
+  turns.forEach((s, i) => { if (s.round !== null && !firstOfRound.has(s.round)) firstOfRound.set(s.round, i); });
   for (const [round, index] of firstOfRound) {
     const option = el("option", null, String(round));
     option.value = String(index);
@@ -45,15 +45,15 @@ async function replay(renderer) {
   }
   let at = 0;
   const go = (index) => {
-    at = Math.max(0, Math.min(steps.length - 1, index));
-    const step = steps[at];
-    stepNo.textContent = String(at);
-    viewer.dataset.step = String(at);
-    draw(renderer, step.state, ctx);
-    showActions(step.actions, ctx);
-    if (step.round !== null) roundJump.value = String(firstOfRound.get(step.round));
+    at = Math.max(0, Math.min(turns.length - 1, index));
+    const turn = turns[at];
+    turnNo.textContent = String(at);
+    viewer.dataset.turn = String(at);
+    draw(renderer, turn.state, ctx);
+    showActions(turn.actions, ctx);
+    if (turn.round !== null) roundJump.value = String(firstOfRound.get(turn.round));
   };
-  const moves = { first: () => 0, back: () => at - 1, forward: () => at + 1, last: () => steps.length - 1 };
+  const moves = { first: () => 0, back: () => at - 1, forward: () => at + 1, last: () => turns.length - 1 };
   viewer.querySelectorAll("[data-go]").forEach((button) => {
     button.addEventListener("click", () => go(moves[button.dataset.go]()));
   });
@@ -64,7 +64,7 @@ async function replay(renderer) {
     const move = keys[event.key];
     if (move) { event.preventDefault(); go(moves[move]()); }
   });
-  const wanted = Number(new URLSearchParams(location.search).get("step") || 0);
+  const wanted = Number(new URLSearchParams(location.search).get("turn") || 0);
   go(Number.isFinite(wanted) ? wanted : 0);
   viewer.dataset.ready = "true";
 }
@@ -78,8 +78,8 @@ function live(renderer) {
   const onEvent = (message) => {
     const event = JSON.parse(message.data);
     seen += 1;
-    stepNo.textContent = String(event.step);
-    viewer.dataset.step = String(event.step);
+    turnNo.textContent = String(event.turn);
+    viewer.dataset.turn = String(event.turn);
     viewer.dataset.events = String(seen);
     status.textContent = event.kind === "ended" ? "the match has ended" : "watching";
     draw(renderer, event.view, ctx);
@@ -89,7 +89,7 @@ function live(renderer) {
       viewer.dataset.ended = "true";
     }
   };
-  for (const kind of ["started", "step", "ended"]) source.addEventListener(kind, onEvent);
+  for (const kind of ["started", "turn", "ended"]) source.addEventListener(kind, onEvent);
   source.addEventListener("error", () => {
     if (viewer.dataset.ended !== "true") status.textContent = "reconnecting…";
   });
