@@ -55,7 +55,7 @@ def test_every_entry_is_complete(name: str) -> None:
             actions[seat] = bots[seat].choose(rules.observe(state, seat), legal)
             assert actions[seat] in legal
         after = rules.apply(state, actions)
-        lines += entry.printer.describe_step(state, actions, after)
+        lines += entry.printer.describe_turn(state, actions, after)
         state = after
         if rng.random() < 0.1:
             catalogue.observation_from_proto(catalogue.observation_to_proto(rules.public_view(state)))

@@ -25,6 +25,6 @@ ENTRY: Final = GameEntry(
     ),
     check_conformance=conformance.check_file,
     policies={"heuristic": HeuristicAzul, "random": RandomPolicy},
-    printer=Printer(printer.describe_start, printer.describe_step, printer.describe_end),
+    printer=Printer(printer.describe_start, printer.describe_turn, printer.describe_end),
     default_players=4,
 )

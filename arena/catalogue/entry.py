@@ -28,7 +28,7 @@ class WireCodec:
     round_result_from_proto: Callable[[Any], Any]
 
 
-class StepPrinter(Protocol):
+class TurnPrinter(Protocol):
     """Lines telling what one decision did (``before``, the actions taken, ``after``)."""
 
     def __call__(self, before: Any, actions: Mapping[Seat, Any], after: Any, /) -> list[str]:
@@ -42,7 +42,7 @@ class Printer:
 
     describe_start: Callable[[Any], list[str]]
     """The header: players, options, who starts."""
-    describe_step: StepPrinter
+    describe_turn: TurnPrinter
     describe_end: Callable[[Any], list[str]]
     """The result and the final scoring."""
 

@@ -25,7 +25,7 @@ ENTRY: Final = GameEntry(
     ),
     check_conformance=conformance.check_file,
     policies={"heuristic": HeuristicFool, "random": RandomPolicy},
-    printer=Printer(printer.describe_start, printer.describe_step, printer.describe_end),
+    printer=Printer(printer.describe_start, printer.describe_turn, printer.describe_end),
     default_players=6,
     demo_policies=("heuristic", "heuristic", "heuristic", "random", "random", "random"),
 )

@@ -30,6 +30,6 @@ ENTRY: Final = GameEntry(
     ),
     check_conformance=conformance.check_file,
     policies={"heuristic": Heuristic5211, "hasty": _hasty, "random": RandomPolicy},
-    printer=Printer(printer.describe_start, printer.describe_step, printer.describe_end),
+    printer=Printer(printer.describe_start, printer.describe_turn, printer.describe_end),
     default_players=2,
 )

@@ -144,7 +144,7 @@ def replay_lines(record: match_pb2.MatchRecord) -> Iterator[str]:
     for texts in turns(record):
         actions = {seat: rules.parse_action(text) for seat, text in texts.items()}
         after = rules.apply(state, actions)
-        yield from printer.describe_step(state, actions, after)
+        yield from printer.describe_turn(state, actions, after)
         state = after
     yield from printer.describe_end(state)
     yield f"result ({termination_name(record.outcome)}): scores {list(record.outcome.scores)}"

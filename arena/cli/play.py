@@ -121,7 +121,7 @@ def play_local(
             else:
                 actions[seat] = player.choose(rules.observe(state, seat), rules.legal_actions(state, seat))
         after = rules.apply(state, actions)
-        for line in printer.describe_step(state, actions, after):
+        for line in printer.describe_turn(state, actions, after):
             print(line, file=out)
         state = after
     for line in printer.describe_end(state):

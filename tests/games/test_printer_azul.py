@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.games.azul import GameAzul
 from arena.games.azul.heuristic import HeuristicAzul
-from arena.games.azul.printer import describe_end, describe_start, describe_step, format_take, format_view, seat_names
+from arena.games.azul.printer import describe_end, describe_start, describe_turn, format_take, format_view, seat_names
 
 GAME = GameAzul()
 
@@ -57,7 +57,7 @@ def transcript(seed: int, options: dict[str, Any], names: list[str]) -> list[str
             seat: bots[seat].choose(GAME.observe(state, seat), GAME.legal_actions(state, seat)) for seat in seats
         }
         after = GAME.apply(state, actions)
-        lines += describe_step(state, actions, after, names)
+        lines += describe_turn(state, actions, after, names)
         state = after
     return lines + describe_end(state, names)
 

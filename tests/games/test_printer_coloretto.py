@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from arena.games.coloretto import GameColoretto, State
-from arena.games.coloretto.printer import describe_end, describe_start, describe_step
+from arena.games.coloretto.printer import describe_end, describe_start, describe_turn
 
 GAME = GameColoretto()
 
@@ -16,7 +16,7 @@ def narrate(state: State, seed: int) -> tuple[State, list[str]]:
     while GAME.to_move(state):
         actions = {state.seat: rng.choice(GAME.legal_actions(state, state.seat))}
         after = GAME.apply(state, actions)
-        lines += describe_step(state, actions, after)
+        lines += describe_turn(state, actions, after)
         state = after
     return state, lines + describe_end(state)
 
@@ -51,5 +51,5 @@ def test_a_four_game_match_shows_every_game_and_the_per_game_totals() -> None:
 def test_the_printer_never_shows_the_next_card() -> None:
     state = GAME.initial_state(3, 2, {"first": 0})
     after = GAME.apply(state, {0: GAME.parse_action("draw")})
-    lines = describe_step(state, {0: GAME.parse_action("draw")}, after)
+    lines = describe_turn(state, {0: GAME.parse_action("draw")}, after)
     assert lines == [f"  seat 0 draws {after.drawn}"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from arena.games.fool import GameFool, format_cards
 from arena.games.fool.heuristic import HeuristicFool
-from arena.games.fool.printer import describe_end, describe_start, describe_step, format_trick, seat_names
+from arena.games.fool.printer import describe_end, describe_start, describe_turn, format_trick, seat_names
 
 GAME = GameFool()
 
@@ -18,7 +18,7 @@ def test_a_whole_match_prints_every_trick_round_and_the_result() -> None:
         (seat,) = seats
         actions = {seat: bot.choose(GAME.observe(state, seat), GAME.legal_actions(state, seat))}
         after = GAME.apply(state, actions)
-        lines += describe_step(state, actions, after)
+        lines += describe_turn(state, actions, after)
         state = after
     lines += describe_end(state)
     outcome = GAME.outcome(state)

@@ -3,7 +3,7 @@
 Pure functions from public views to lines of text (no I/O): ``format_view`` draws the factories,
 the centre, every board's pattern lines beside its wall, its floor and score; ``format_tiling``
 the wall-tiling of a round; ``format_result`` the final standings. ``describe_start``,
-``describe_step`` and ``describe_end`` are the catalogue's printer (``arena demo --game azul``).
+``describe_turn`` and ``describe_end`` are the catalogue's printer (``arena demo --game azul``).
 Only public information is ever printed: each function reads the public views of the states it is
 given.
 """
@@ -137,7 +137,7 @@ def describe_start(state: State, names: Sequence[str] | None = None) -> list[str
     return lines
 
 
-def describe_step(
+def describe_turn(
     before: State, actions: Mapping[Seat, Action], after: State, names: Sequence[str] | None = None
 ) -> list[str]:
     """What one decision did: the take (or every seat's tiling), any wall-tiling, and the next round's table."""

@@ -1,6 +1,6 @@
 """A readable text account of a Coloretto match, step by step, for ``arena demo --game coloretto``.
 
-Pure functions of public views only (no draw-pile order ever shows): :func:`describe_step` gives the
+Pure functions of public views only (no draw-pile order ever shows): :func:`describe_turn` gives the
 lines for one decision (the card turned up, where it went, what a take collected, the end of a round
 and the scoring of a finished game with the joker choices), :func:`describe_end` the match result.
 """
@@ -28,7 +28,7 @@ def describe_start(state: State) -> list[str]:
     ]
 
 
-def describe_step(before: State, actions: Mapping[Seat, Action], after: State) -> list[str]:
+def describe_turn(before: State, actions: Mapping[Seat, Action], after: State) -> list[str]:
     """What happened in one decision, in a few lines."""
     old, new = _GAME.public_view(before), _GAME.public_view(after)
     seat, action = next(iter(actions.items()))

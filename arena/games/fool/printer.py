@@ -3,7 +3,7 @@
 Pure functions from the engine's values to lines of text: each trick with its cards in play order,
 who sat it out, its lead colour, winner and Fool(s); each round's revealed hands and scores; the
 result. Everything printed is public once the round is scored; nothing shows a hand before that:
-:func:`describe_start`, :func:`describe_step` and :func:`describe_end` (the catalogue's printer)
+:func:`describe_start`, :func:`describe_turn` and :func:`describe_end` (the catalogue's printer)
 read public views only.
 """
 
@@ -85,7 +85,7 @@ def describe_start(state: State) -> list[str]:
     return [_header(view), "", _round_header(view, names)]
 
 
-def describe_step(before: State, actions: Mapping[Seat, Card], after: State) -> list[str]:
+def describe_turn(before: State, actions: Mapping[Seat, Card], after: State) -> list[str]:
     """Nothing while a trick is being played; the trick's line once it is complete, and the round's
     scoring (the hands shown) once that trick ended the round."""
     old, new = _GAME.public_view(before), _GAME.public_view(after)

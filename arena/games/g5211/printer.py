@@ -1,7 +1,7 @@
 """A readable text account of a 5211 match, turn by turn, for ``arena demo`` (the demo shows every hand).
 
 Pure functions of the states: :func:`describe_start` gives the header and the first round's hands,
-:func:`describe_step` the reveal of one turn (and, when a round ends, its scoring and the next
+:func:`describe_turn` the reveal of one turn (and, when a round ends, its scoring and the next
 round's hands), :func:`describe_end` the result. The hands make it a demo printer: a spectator's
 replay must not use it.
 """
@@ -24,7 +24,7 @@ def describe_start(state: State) -> list[str]:
     return [f"5211, {state.num_players} players", *_round_header(state)]
 
 
-def describe_step(before: State, actions: Mapping[Seat, Play], after: State) -> list[str]:
+def describe_turn(before: State, actions: Mapping[Seat, Play], after: State) -> list[str]:
     """One turn's reveal; at the end of a round its scoring and the next round's hands."""
     reveal = "   ".join(f"{seat}: {actions[seat]!s:<5}" for seat in sorted(actions))
     lines = [f"  turn {before.turn + 1} reveal  {reveal}"]
