@@ -83,7 +83,7 @@ GAME_AGNOSTIC = [
     "arena/cli/loadtest.py",
     "arena/cli/loadtest_bots.py",
     "arena/cli/mainjob.py",
-    "arena/serve/server.py",
+    "arena/serve/process.py",
     "arena/node.py",
     "arena/wire/__init__.py",
     "arena/wire/common.py",

@@ -19,7 +19,7 @@ from arena.errors import NotFoundError
 from arena.games.lookup import get_game
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.serve.launch import stop
-from arena.serve.server import RunningNode, ServeConfig, start_node
+from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect

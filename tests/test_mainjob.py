@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 from arena.cli.mainjob import MainJob, run_main_job
-from arena.serve.server import RunningNode, ServeConfig, start_node
+from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 

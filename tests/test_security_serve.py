@@ -59,7 +59,7 @@ def test_an_existing_admin_token_file_is_reused_not_replaced(tmp_path: Path) -> 
     data.mkdir()
     (data / "admin-token").write_text("arena_kept-token\n")
     (data / "admin-token").chmod(0o600)
-    from arena.serve.server import ServeConfig, admin_token_for
+    from arena.serve.process import ServeConfig, admin_token_for
 
     assert admin_token_for(ServeConfig(data_dir=data)) == "arena_kept-token"
 

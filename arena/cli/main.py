@@ -136,7 +136,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"arena serve: {error}", file=sys.stderr)
         return 2
     from arena.grpc.server import TlsFiles
-    from arena.serve.server import ServeConfig, serve
+    from arena.serve.process import ServeConfig, serve
 
     config = ServeConfig(
         address=args.address,

@@ -31,7 +31,7 @@ from multiprocessing.process import BaseProcess
 from arena import logs
 from arena.errors import StartupError
 from arena.serve import startup
-from arena.serve.server import ServeConfig, admin_token_for, open_store
+from arena.serve.process import ServeConfig, admin_token_for, open_store
 from arena.store.embedded import free_port
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ def _worker_main(
     """A worker process: one node; it stops when told (SIGTERM) or when its supervisor is gone."""
     import asyncio
 
-    from arena.serve.server import serve
+    from arena.serve.process import serve
 
     logs.configure(spec.log_level, json_format=spec.json_logs)
 
