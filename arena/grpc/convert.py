@@ -12,7 +12,7 @@ from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo, LeagueState
 from arena.service.sessions import Outgoing, ProtocolNotice, Relayed
-from arena.store.match_index import MatchInfo, Phase
+from arena.store.match_index import MatchSummary, Phase
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
 
@@ -141,7 +141,7 @@ def record_to_proto(record: MatchRecord, arena_version: str) -> match_pb2.MatchR
         options=wire_common.options_to_proto(record.options),
         seed=record.seed,
         deck=list(record.deck or ()),
-        bot_names=list(record.players),
+        bot_names=list(record.bot_names),
         time_control=time_control_to_proto(record.time_control),
         decisions=decisions,
         rejections=[
@@ -171,13 +171,13 @@ SUMMARY_STATES = {
 }
 
 
-def summary_to_proto(info: MatchInfo) -> match_pb2.MatchSummary:
+def summary_to_proto(info: MatchSummary) -> match_pb2.MatchSummary:
     """One line of a match list."""
     summary = match_pb2.MatchSummary(
         match_id=info.match_id,
         game=info.game,
         state=SUMMARY_STATES[info.phase],
-        bot_names=info.players,
+        bot_names=info.bot_names,
         options=wire_common.options_to_proto(info.options),
         time_control=time_control_to_proto(info.time_control),
         created_at=timestamp(info.queued_at),

@@ -391,11 +391,11 @@ def result_of(league_id: str, match_id: str, record: MatchRecord, deal_id: str |
     """The stored result of a league match (``arena.league.result.MatchResult``'s form, plus where
     it came from): who sat where, the outcome, each seat's timeouts."""
     assert record.outcome is not None
-    timeouts = [0] * len(record.players)
+    timeouts = [0] * len(record.bot_names)
     for rejection in record.rejections:
         if rejection.fault is Fault.TIMEOUT:
             timeouts[rejection.seat] += 1
-    result = MatchResult.from_outcome(match_id, record.players, record.outcome, timeouts, deal_id)
+    result = MatchResult.from_outcome(match_id, record.bot_names, record.outcome, timeouts, deal_id)
     return result.to_dict() | {
         "league_id": league_id,
         "record_id": record.match_id,

@@ -142,7 +142,7 @@ class Match:
         self.record = MatchRecord(
             match_id=setup.match_id,
             game=setup.game,
-            players=tuple(setup.players),
+            bot_names=tuple(setup.players),
             seed=setup.seed,
             options=dict(setup.options),
             deck=tuple(setup.deck) if setup.deck is not None else None,

@@ -136,7 +136,8 @@ class MatchRecord:
 
     match_id: str
     game: str
-    players: tuple[str, ...]
+    bot_names: tuple[str, ...]
+    """The bots in seat order."""
     seed: int
     options: dict[str, Any]
     deck: tuple[str, ...] | None
@@ -161,7 +162,7 @@ class MatchRecord:
         return {
             "match_id": self.match_id,
             "game": self.game,
-            "players": list(self.players),
+            "bot_names": list(self.bot_names),
             "seed": self.seed,
             "options": self.options,
             "deck": list(self.deck) if self.deck is not None else None,
@@ -182,7 +183,7 @@ class MatchRecord:
         return cls(
             match_id=data["match_id"],
             game=data["game"],
-            players=tuple(data["players"]),
+            bot_names=tuple(data["bot_names" if "bot_names" in data else "players"]),
             seed=int(data["seed"]),
             options=dict(data.get("options") or {}),
             deck=tuple(data["deck"]) if data.get("deck") is not None else None,
@@ -254,6 +255,6 @@ def final_state(record: MatchRecord) -> Any:
     (raises as :func:`replay_states`)."""
     turns = ({d.seat: d.action for d in turn} for turn in record.turns)
     state = None
-    for state in replay_states(record.game, len(record.players), record.seed, record.options, record.deck, turns):  # noqa: B007
+    for state in replay_states(record.game, len(record.bot_names), record.seed, record.options, record.deck, turns):  # noqa: B007
         pass
     return state

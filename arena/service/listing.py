@@ -21,7 +21,7 @@ from arena.errors import InvalidPageTokenError
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.service.matches import MATCH_ID, MatchManager
-from arena.store.match_index import MatchInfo, MatchQuery, Phase, Position, league_of
+from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position, league_of
 
 PENDING_SCAN = 1000
 """The most schedule slots of leagues one list call looks at for queued matches."""
@@ -73,14 +73,14 @@ class MatchLister:
 
     async def page(
         self, query: MatchQuery, after: ListPosition | None, limit: int, phases: Sequence[Phase] = PHASES
-    ) -> tuple[list[MatchInfo], ListPosition | None]:
+    ) -> tuple[list[MatchSummary], ListPosition | None]:
         """Up to ``limit`` summaries fitting ``query`` after ``after``, in ``phases`` only, and
         where the next page starts (None: there is none)."""
         if query.league and self.leagues is not None:
             spec = await self.leagues.store.spec(query.league)
             if spec is None or (query.game and spec.get("game") != query.game):
                 return [], None
-        page: list[MatchInfo] = []
+        page: list[MatchSummary] = []
         start = PHASES.index(after.phase) if after is not None else 0
         for phase in PHASES[start:]:
             if not query.wants(phase) or phase not in phases:
@@ -108,11 +108,11 @@ class MatchLister:
             page += found
         return await self._dated(page), None
 
-    async def dated(self, info: MatchInfo) -> MatchInfo:
+    async def dated(self, info: MatchSummary) -> MatchSummary:
         """``info`` with its queueing time, for a league match."""
         return (await self._dated([info]))[0]
 
-    async def _dated(self, page: list[MatchInfo]) -> list[MatchInfo]:
+    async def _dated(self, page: list[MatchSummary]) -> list[MatchSummary]:
         """The page with each league match's queueing time (its league's creation)."""
         leagues = sorted({info.league_id for info in page if info.league_id and not info.created_at})
         if not leagues or self.leagues is None:
@@ -125,7 +125,7 @@ class MatchLister:
 
     async def _queued(
         self, query: MatchQuery, after: Position | None, limit: int
-    ) -> tuple[list[MatchInfo], Position | None]:
+    ) -> tuple[list[MatchSummary], Position | None]:
         """Up to ``limit`` queued league matches after ``after`` (newest league first, each in
         schedule order), and the position of the last one covered when the list goes on (None: the
         queued matches are done)."""
@@ -139,7 +139,7 @@ class MatchLister:
         if after is not None:
             after_league, after_index = league_of(after[1]), int(after[1].split(".")[1])
             order = [(i, c) for i, c in order if (c, i) < (after[0], after_league) or i == after_league]
-        found: list[MatchInfo] = []
+        found: list[MatchSummary] = []
         budget = PENDING_SCAN
         for league_id, created_at in order:
             spec = await store.spec(league_id) or {}
@@ -162,11 +162,11 @@ class MatchLister:
         return found, None
 
 
-def _queued_info(match: dict[str, object], spec: dict[str, object], created_at: float) -> MatchInfo:
+def _queued_info(match: dict[str, object], spec: dict[str, object], created_at: float) -> MatchSummary:
     """The summary of a scheduled match still to be played."""
     time_control = spec.get("time_control")
     options = match.get("options") or spec.get("options") or {}
-    return MatchInfo(
+    return MatchSummary(
         str(match["match_id"]),
         str(spec.get("game", match.get("game", ""))),
         [str(b) for b in match.get("bots", [])],  # type: ignore[attr-defined]

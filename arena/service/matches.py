@@ -33,7 +33,7 @@ from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
-from arena.store.match_index import MatchInfo, MatchQuery, Phase, Position, index_names
+from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position, index_names
 from arena.store.running import RunningIndex
 from arena.store.slots import SlotBroker, Slots
 
@@ -71,7 +71,7 @@ class RecordStore(Protocol):
         """A stored record."""
         ...
 
-    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
+    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchSummary]:
         """Up to ``limit`` summaries of finished matches fitting ``query``, newest ended first,
         strictly after ``after`` in that order; read from an index, never a scan of the store."""
         ...
@@ -96,14 +96,14 @@ class MemoryRecordStore:
         self.capacity = capacity
         self._records: dict[str, MatchRecord] = {}
         self._sealed: dict[str, dict[str, MatchRecord]] = {}
-        self._summaries: dict[str, MatchInfo] = {}
+        self._summaries: dict[str, MatchSummary] = {}
         self._indexes: dict[tuple[str, ...], list[Position]] = {}
 
     async def save(self, record: MatchRecord) -> None:
         """Store a finished record and list it in its indexes."""
         if record.match_id in self._records:
             self._forget(record.match_id)
-        info = MatchInfo.of_record(record)
+        info = MatchSummary.of_record(record)
         self._records[record.match_id] = record
         self._summaries[record.match_id] = info
         for name in index_names(info):
@@ -124,7 +124,7 @@ class MemoryRecordStore:
         """A stored record."""
         return self._records.get(match_id)
 
-    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
+    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchSummary]:
         """Newest ended first, after ``after``, from the sorted index of the query."""
         index = self._indexes.get(query.index_keys(), [])
         end = len(index) if after is None else bisect.bisect_left(index, after)
@@ -279,7 +279,7 @@ class MatchManager:
             if verdict is Slots.BUSY:
                 raise BotBusyError(bot, "it plays as many as it asked for")
         if self.listing is not None:
-            listed = MatchInfo(
+            listed = MatchSummary(
                 match_id, game_name, list(bots), dict(options or {}), tc, None, self.clock.wall(), 0.0, Phase.RUNNING
             )
             try:  # before the match runs, so that its end is unlisted after this
@@ -340,7 +340,7 @@ class MatchManager:
             if self.slots is not None:
                 self._chore(self.slots.release(setup.match_id, setup.players))
             if self.listing is not None:
-                self._chore(self.listing.ended(MatchInfo.of_record(match.record)))
+                self._chore(self.listing.ended(MatchSummary.of_record(match.record)))
             running = self.running.pop(setup.match_id, None)
             self._ended.set()
             self._ended = asyncio.Event()
@@ -395,7 +395,7 @@ class MatchManager:
 
     async def running_list(
         self, query: MatchQuery, after: Position | None, limit: int
-    ) -> tuple[list[MatchInfo], Position | None]:
+    ) -> tuple[list[MatchSummary], Position | None]:
         """Up to ``limit`` running matches fitting ``query``, newest started first, after ``after``:
         every node's with Redis (``RunningIndex.page``: the position to go on from, when its scan
         bound cut the list short), else this node's (no position)."""
@@ -403,24 +403,26 @@ class MatchManager:
             return await self.listing.page(query, after, limit)
         return self.running_page(query, after, limit), None
 
-    def running_page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
+    def running_page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchSummary]:
         """Up to ``limit`` of this node's running matches fitting ``query``, newest started first,
         after ``after`` (bounded by its bots' capacity)."""
         running = [
-            info for m in self.running.values() if query.fits(info := MatchInfo.of_record(m.match.record, running=True))
+            info
+            for m in self.running.values()
+            if query.fits(info := MatchSummary.of_record(m.match.record, running=True))
         ]
         running.sort(key=lambda info: info.position, reverse=True)
         return [i for i in running if after is None or i.position < after][:limit]
 
-    async def summary(self, match_id: str) -> MatchInfo:
+    async def summary(self, match_id: str) -> MatchSummary:
         """The summary of a match running here or finished, with the errors of ``watch`` (and
         ``MatchElsewhereError`` for one running on another node: watch it there)."""
         running = self.running.get(match_id)
         if running is None:
-            return MatchInfo.of_record(await self.record(match_id, watching=True))
+            return MatchSummary.of_record(await self.record(match_id, watching=True))
         if running.seal is not None:
             raise _sealed(match_id)
-        return MatchInfo.of_record(running.match.record, running=True)
+        return MatchSummary.of_record(running.match.record, running=True)
 
     async def wait(self, match_id: str) -> MatchRecord:
         """Wait for a match to end and return its record, sealed or not (for the arena's own use:

@@ -1,6 +1,6 @@
 """Summaries of finished matches and the queries that list them (no I/O).
 
-A summary (:class:`MatchInfo`) is the small part of a record a list shows; the stores keep one
+A summary (:class:`MatchSummary`) is the small part of a record a list shows; the stores keep one
 beside each record and index them by end time for each list filter (:func:`index_names`), so a
 list reads one page of one index and never parses whole records.
 """
@@ -44,12 +44,13 @@ def league_of(match_id: str) -> str:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class MatchInfo:
+class MatchSummary:
     """One line of a match list."""
 
     match_id: str
     game: str
-    players: list[str]
+    bot_names: list[str]
+    """The bots in seat order."""
     options: dict[str, Any]
     time_control: TimeControl
     outcome: Outcome | None
@@ -92,7 +93,7 @@ class MatchInfo:
         return {
             "match_id": self.match_id,
             "game": self.game,
-            "players": list(self.players),
+            "bot_names": list(self.bot_names),
             "options": self.options,
             "time_control": self.time_control.to_dict(),
             "outcome": self.outcome.to_dict() if self.outcome else None,
@@ -101,13 +102,13 @@ class MatchInfo:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MatchInfo:
+    def from_dict(cls, data: dict[str, Any]) -> MatchSummary:
         """Read :meth:`to_dict` back (a finished match)."""
         outcome = data.get("outcome")
         return cls(
             str(data["match_id"]),
             str(data["game"]),
-            [str(p) for p in data["players"]],
+            [str(p) for p in data["bot_names" if "bot_names" in data else "players"]],
             dict(data.get("options") or {}),
             TimeControl.from_dict(data["time_control"]),
             outcome_from_dict(outcome) if outcome else None,
@@ -116,12 +117,12 @@ class MatchInfo:
         )
 
     @classmethod
-    def of_record(cls, record: MatchRecord, running: bool = False) -> MatchInfo:
+    def of_record(cls, record: MatchRecord, running: bool = False) -> MatchSummary:
         """The summary of a record."""
         return cls(
             record.match_id,
             record.game,
-            list(record.players),
+            list(record.bot_names),
             record.options,
             record.time_control,
             record.outcome,
@@ -142,12 +143,12 @@ class MatchQuery:
     ladder: str = ""
     """A ladder's matches (never combined with game or bot: it has an index of its own)."""
 
-    def fits(self, info: MatchInfo) -> bool:
+    def fits(self, info: MatchSummary) -> bool:
         """Whether ``info`` is one of them."""
         return (
             (not self.ladder or info.ladder_id == self.ladder)
             and (not self.game or info.game == self.game)
-            and (not self.bot or self.bot in info.players)
+            and (not self.bot or self.bot in info.bot_names)
             and (self.phase is None or info.phase is self.phase)
             and (not self.league or info.league_id == self.league)
         )
@@ -170,14 +171,14 @@ Position = tuple[float, str]
 """Where a list stands: the (time, match id) of the last summary returned."""
 
 
-def index_names(info: MatchInfo) -> list[tuple[str, ...]]:
+def index_names(info: MatchSummary) -> list[tuple[str, ...]]:
     """Every index a finished match is listed in: all, by game, by bot, by game and bot, for a
     league's match by league and by league and bot, and for a ladder's by ladder."""
     names: list[tuple[str, ...]] = [(), ("game", info.game)]
     league = info.league_id
     if league:
         names.append(("league", league))
-    for bot in sorted(set(info.players)):
+    for bot in sorted(set(info.bot_names)):
         names += [("bot", bot), ("game", info.game, "bot", bot)]
         if league:
             names.append(("league", league, "bot", bot))

@@ -10,7 +10,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
 from arena.referee.record import MatchRecord
-from arena.store.match_index import MatchInfo, MatchQuery, Position, index_names
+from arena.store.match_index import MatchQuery, MatchSummary, Position, index_names
 
 PREFIX = "arena"
 STORE_ERRORS: tuple[type[Exception], ...] = (redis_errors.RedisError, OSError)
@@ -115,7 +115,7 @@ class RedisRecordStore:
 
     async def save(self, record: MatchRecord) -> None:
         """Store a finished record, its summary and its index entries (idempotent by match id)."""
-        info = MatchInfo.of_record(record)
+        info = MatchSummary.of_record(record)
         async with self._r.pipeline(transaction=True) as pipe:
             pipe.set(key("record", record.match_id), json.dumps(record.to_dict()))
             pipe.set(key("summary", record.match_id), json.dumps(info.to_dict()))
@@ -149,7 +149,7 @@ class RedisRecordStore:
         if held:
             await self._r.delete(key("sealed", seal), *(key("sealed-record", text(i)) for i in held))
 
-    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchInfo]:
+    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchSummary]:
         """Newest ended first, after ``after``: a range of the query's index, then its summaries.
 
         ``after``'s rank in the index gives an exact next page (ties in end time included); if its
@@ -171,12 +171,12 @@ class RedisRecordStore:
             return []
         match_ids = [text(i) for i in ids]
         summaries = await self._r.mget([key("summary", i) for i in match_ids])
-        infos: list[MatchInfo] = []
+        infos: list[MatchSummary] = []
         for match_id, summary in zip(match_ids, summaries, strict=True):
             if summary is not None:
-                infos.append(MatchInfo.from_dict(json.loads(summary)))
+                infos.append(MatchSummary.from_dict(json.loads(summary)))
             elif (record := await self.get(match_id)) is not None:  # stored before summaries were
-                infos.append(MatchInfo.of_record(record))
+                infos.append(MatchSummary.of_record(record))
         return infos
 
 

@@ -2,7 +2,7 @@
 
 The refereeing node lists a match when it starts it and unlists it when it ends:
 
-- ``arena:running-match:{id}`` → its summary (JSON: the :class:`MatchInfo` fields, the referee's
+- ``arena:running-match:{id}`` → its summary (JSON: the :class:`MatchSummary` fields, the referee's
   node, whether it is sealed); nothing of a match that its summary would not show locally;
 - ``arena:running:{filter…}`` → sorted sets of match ids by start time, one per list filter (the
   finished matches' filters, :func:`index_names`), so a filtered page is one range of one set;
@@ -24,7 +24,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from arena.store.match_index import MatchInfo, MatchQuery, Phase, Position, index_names
+from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position, index_names
 from arena.store.redis_stores import key, text
 
 SCAN = 500
@@ -38,7 +38,7 @@ NODES_KEY = key("running-nodes")
 class RunningEntry:
     """A listed running match: its summary, the node refereeing it, and whether it is sealed."""
 
-    info: MatchInfo
+    info: MatchSummary
     node: str
     sealed: bool
     address: str = ""
@@ -52,7 +52,7 @@ class RunningEntry:
     def from_json(cls, raw: bytes | str) -> RunningEntry:
         """Read :meth:`to_json` back."""
         data: dict[str, Any] = json.loads(raw)
-        info = dataclasses.replace(MatchInfo.from_dict(data), phase=Phase.RUNNING)
+        info = dataclasses.replace(MatchSummary.from_dict(data), phase=Phase.RUNNING)
         return cls(info, str(data["node"]), bool(data.get("sealed")))
 
 
@@ -68,7 +68,7 @@ class RunningIndex:
         self.r = client
         self.node_id = node_id
 
-    async def started(self, info: MatchInfo, sealed: bool) -> None:
+    async def started(self, info: MatchSummary, sealed: bool) -> None:
         """List a match this node referees (``info.started_at`` orders it)."""
         entry = RunningEntry(info, self.node_id, sealed)
         async with self.r.pipeline(transaction=True) as pipe:
@@ -79,11 +79,11 @@ class RunningIndex:
                 pipe.zadd(running_key(name), {info.match_id: info.started_at})
             await pipe.execute()
 
-    async def ended(self, info: MatchInfo) -> None:
+    async def ended(self, info: MatchSummary) -> None:
         """Unlist a match this node refereed."""
         await self._unlist(self.node_id, [info])
 
-    async def _unlist(self, node: str, infos: list[MatchInfo]) -> None:
+    async def _unlist(self, node: str, infos: list[MatchSummary]) -> None:
         async with self.r.pipeline(transaction=True) as pipe:
             for info in infos:
                 pipe.delete(key("running-match", info.match_id))
@@ -94,14 +94,14 @@ class RunningIndex:
 
     async def page(
         self, query: MatchQuery, after: Position | None, limit: int
-    ) -> tuple[list[MatchInfo], Position | None]:
+    ) -> tuple[list[MatchSummary], Position | None]:
         """Up to ``limit`` summaries of running matches of live nodes fitting ``query``, newest
         started first, strictly after ``after``; and, when ``SCAN`` entries were looked at before
         ``limit`` were found, the position of the last one (the list goes on from there; None:
         the index holds no more, or ``limit`` were found)."""
         name = running_key(query.index_keys())
         top = "+inf" if after is None else repr(after[0])
-        found: list[MatchInfo] = []
+        found: list[MatchSummary] = []
         last, offset, budget = after, 0, SCAN
         while budget > 0:
             count = min(budget, limit - len(found) + 16)
@@ -125,7 +125,7 @@ class RunningIndex:
                 return found, None
         return found, last
 
-    async def _live(self, match_ids: Iterable[str]) -> list[MatchInfo | None]:
+    async def _live(self, match_ids: Iterable[str]) -> list[MatchSummary | None]:
         """The summaries of these matches, None for one that ended or whose node is dead."""
         ids = list(match_ids)
         if not ids:

@@ -42,7 +42,7 @@ from arena.node import ArenaNode
 from arena.service.ladders import LadderInfo, LadderService
 from arena.service.leagues import LeagueInfo
 from arena.service.listing import ListPosition, MatchLister
-from arena.store.match_index import MatchInfo, MatchQuery, Phase
+from arena.store.match_index import MatchQuery, MatchSummary, Phase
 from arena.store.specs import SpecKind
 from arena.web.chart import Series
 from arena.web.frames import replay_turns, to_json
@@ -393,7 +393,7 @@ class SiteData:
         if running is not None:
             if running.seal is not None:
                 raise NotFoundError(_SEALED.format(echo(match_id)))
-            info = MatchInfo.of_record(running.match.record, running=True)
+            info = MatchSummary.of_record(running.match.record, running=True)
             return match_json(info) | {"faults": []}
         try:
             record = await self.node.matches.record(match_id)
@@ -408,12 +408,12 @@ class SiteData:
             raise NotFoundError(f"no finished match {echo(match_id)}, and none running") from error
         except ArenaError as error:
             raise NotFoundError(str(error)) from error
-        info = MatchInfo.of_record(record)
+        info = MatchSummary.of_record(record)
         faults = [
             {
                 "turn": r.turn,
                 "seat": r.seat,
-                "bot": record.players[r.seat],
+                "bot": record.bot_names[r.seat],
                 "fault": r.fault.value,
                 "fallback": r.fallback,
             }
@@ -450,7 +450,7 @@ class SiteData:
         return {
             "match_id": record.match_id,
             "game": record.game,
-            "players": list(record.players),
+            "players": list(record.bot_names),
             "outcome": record.outcome.to_dict() if record.outcome else None,
             "turns": turns,
         }
@@ -477,13 +477,13 @@ def league_json(info: LeagueInfo) -> dict[str, Any]:
     }
 
 
-def match_json(info: MatchInfo) -> dict[str, Any]:
+def match_json(info: MatchSummary) -> dict[str, Any]:
     """A line of a match list."""
     outcome = info.outcome
     return {
         "match_id": info.match_id,
         "game": info.game,
-        "players": list(info.players),
+        "players": list(info.bot_names),
         "state": "running" if info.running else "finished",
         "outcome": outcome.to_dict() if outcome else None,
         "started_at": info.started_at,

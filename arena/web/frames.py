@@ -69,7 +69,7 @@ def _fields(fields: Mapping[str, Any], depth: int) -> dict[str, Any]:
 def replay_turns(record: MatchRecord, rules: GameRules[Any, Any, Any]) -> list[dict[str, Any]]:
     """The match turn by turn: the state before any action (turn 0), then after each recorded turn,
     with the actions that made it (as played: a fallback says why)."""
-    state = rules.initial_state(len(record.players), record.seed, record.options, record.deck)
+    state = rules.initial_state(len(record.bot_names), record.seed, record.options, record.deck)
     turns = [{"turn": 0, "round": _round(state), "actions": [], "state": to_json(state)}]
     for index, decisions in enumerate(record.turns, start=1):
         state = rules.apply(state, {d.seat: rules.parse_action(d.action) for d in decisions})

@@ -74,7 +74,7 @@ async def list_all(arena: Arena, page_size: int, **filters: Any) -> list[match_p
 
 
 def expected(records: list[MatchRecord], bot: str = "") -> list[str]:
-    kept = [r for r in records if not bot or bot in r.players]
+    kept = [r for r in records if not bot or bot in r.bot_names]
     return [r.match_id for r in sorted(kept, key=lambda r: (r.ended_at, r.match_id), reverse=True)]
 
 
@@ -148,4 +148,4 @@ async def test_the_memory_store_forgets_its_oldest_records_from_every_index() ->
     assert sorted(ids) == [f"m{i:05d}" for i in range(20, 30)]
     for bot in BOTS:
         listed = await store.page(MatchQuery(bot=bot), None, 100)
-        assert {info.match_id for info in listed} == {i for i in ids if bot in record(int(i[1:])).players}
+        assert {info.match_id for info in listed} == {i for i in ids if bot in record(int(i[1:])).bot_names}

@@ -15,6 +15,7 @@ from arena.games import Termination, get_game
 from arena.referee import DecisionRequest, MatchRecord, MatchSetup, TimeControl, run_match
 from arena.referee.match import MatchEvent
 from arena.referee.record import DecisionRecord, Fault, RejectionRecord
+from arena.store.match_index import MatchSummary
 from tests.referee.doubles import ManualClock, PolicySeat, replay
 
 GAME = get_game("5211")
@@ -206,7 +207,8 @@ def test_a_time_control_stored_under_the_old_names_reads_back_under_the_wire_nam
 
 
 def test_a_record_stored_with_steps_reads_back_with_turns() -> None:
-    """Records stored before "step" became "turn" (the proto's word) still read, and write the new names."""
+    """Records stored before "step" became "turn" and "players" became "bot_names" (the proto's words)
+    still read, and write the new names."""
     record = MatchRecord(
         "m1",
         "5211",
@@ -221,6 +223,16 @@ def test_a_record_stored_with_steps_reads_back_with_turns() -> None:
     )
     stored = record.to_dict()
     assert "turns" in stored and stored["turns"][0][0]["turn"] == 0 and stored["rejections"][0]["turn"] == 0
-    old = json.loads(json.dumps(stored).replace('"turns"', '"steps"').replace('"turn"', '"step"'))
-    assert "steps" in old and "turns" not in old
+    assert stored["bot_names"] == ["a", "b"] and "players" not in stored
+    renamed = {'"turns"': '"steps"', '"turn"': '"step"', '"bot_names"': '"players"'}
+    text = json.dumps(stored)
+    for new, old_name in renamed.items():
+        text = text.replace(new, old_name)
+    old = json.loads(text)
+    assert "steps" in old and "turns" not in old and "players" in old
     assert MatchRecord.from_dict(old) == record == MatchRecord.from_dict(stored)
+    summary = MatchSummary.of_record(record)
+    assert MatchSummary.from_dict({**summary.to_dict(), "players": ["a", "b"]} | {"bot_names": ["a", "b"]}) == summary
+    older = summary.to_dict()
+    older["players"] = older.pop("bot_names")
+    assert MatchSummary.from_dict(older) == summary

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from arena.games.base import Outcome, Termination
 from arena.referee.timecontrol import TimeControl
-from arena.store.match_index import MatchInfo, MatchQuery, Phase, index_names, ladder_of, league_of
+from arena.store.match_index import MatchQuery, MatchSummary, Phase, index_names, ladder_of, league_of
 
 
-def summary(match_id: str, players: tuple[str, ...] = ("ann", "bob"), phase: Phase = Phase.FINISHED) -> MatchInfo:
+def summary(match_id: str, players: tuple[str, ...] = ("ann", "bob"), phase: Phase = Phase.FINISHED) -> MatchSummary:
     outcome = Outcome(Termination.NORMAL, (3, 1), (1, 2)) if phase is Phase.FINISHED else None
-    return MatchInfo(match_id, "5211", list(players), {"long_game": True}, TimeControl(), outcome, 5.0, 9.0, phase)
+    return MatchSummary(match_id, "5211", list(players), {"long_game": True}, TimeControl(), outcome, 5.0, 9.0, phase)
 
 
 def test_a_match_id_names_its_league_or_ladder_and_nothing_else_does() -> None:
@@ -21,7 +21,7 @@ def test_a_match_id_names_its_league_or_ladder_and_nothing_else_does() -> None:
 
 def test_a_summary_reads_back_what_it_stores_and_orders_by_its_phases_time() -> None:
     info = summary("L1234abcd.00001.a")
-    assert MatchInfo.from_dict(info.to_dict()) == info
+    assert MatchSummary.from_dict(info.to_dict()) == info
     assert info.position == (9.0, info.match_id)
     running = summary("m1", phase=Phase.RUNNING)
     assert running.running and running.position == (5.0, "m1")

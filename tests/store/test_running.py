@@ -8,13 +8,15 @@ import redis.asyncio as aioredis
 
 from arena.referee.timecontrol import TimeControl
 from arena.store import running as running_module
-from arena.store.match_index import MatchInfo, MatchQuery, Phase
+from arena.store.match_index import MatchQuery, MatchSummary, Phase
 from arena.store.nodes import NodeDirectory
 from arena.store.running import RunningIndex
 
 
-def info(match_id: str, started_at: float, players: tuple[str, ...] = ("ann", "bob"), game: str = "5211") -> MatchInfo:
-    return MatchInfo(match_id, game, list(players), {}, TimeControl(), None, started_at, 0.0, Phase.RUNNING)
+def info(
+    match_id: str, started_at: float, players: tuple[str, ...] = ("ann", "bob"), game: str = "5211"
+) -> MatchSummary:
+    return MatchSummary(match_id, game, list(players), {}, TimeControl(), None, started_at, 0.0, Phase.RUNNING)
 
 
 async def live(client: aioredis.Redis, node: str) -> RunningIndex:
