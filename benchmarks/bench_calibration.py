@@ -30,7 +30,7 @@ import numpy as np
 
 from arena.league.aggregate import PairingAggregate
 from arena.league.bradley_terry import ANCHOR, ELO_PER_NATURAL
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.table import LeagueTable
 
 SPREADS = {"narrow": 200.0, "wide": 1000.0}
@@ -50,7 +50,7 @@ def league(rng: np.random.Generator, truth: dict[str, float], players: int, per_
             s = np.roll(strength, -(g % players))
             performance = s + rng.gumbel(size=players)
             placings = tuple(int(1 + np.sum(performance > p)) for p in performance)
-            aggregate.add(MatchResult(f"m{count}", seats, (0,) * players, placings))
+            aggregate.add(StoredResult(f"m{count}", seats, (0,) * players, placings))
             count += 1
     return aggregate
 

@@ -35,7 +35,7 @@ from arena.bots.heuristic5211 import Heuristic5211
 from arena.games.base import Outcome
 from arena.games.g5211 import Game5211
 from arena.league.bradley_terry import fit_bradley_terry
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import LeagueSpec, MatchSpec, deal_seed, schedule_league
 
 SAMPLES = {"strong": 24, "weak": 4, "filler1": 8, "filler2": 8}
@@ -72,7 +72,7 @@ def league(game: Game5211, players: int, duplicate: bool, games: int, seed: int)
     secret = seed.to_bytes(8, "big") * 4  # a fixed secret per league: the benchmark is reproducible
     for match in schedule_league(spec):
         outcome = play(game, match, secret)
-        results.append(MatchResult.from_outcome(match.match_id, match.bots, outcome, deal_id=match.deal_id))
+        results.append(StoredResult.from_outcome(match.match_id, match.bots, outcome, deal_id=match.deal_id))
         mine, theirs = (outcome.placings[match.bots.index(b)] for b in ("strong", "weak"))
         points.append(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
     diff, se = fit_bradley_terry(results).difference("strong", "weak")

@@ -29,29 +29,29 @@ from collections.abc import Callable, Sequence
 from arena.ladder.matchmaker import Candidate, pick_tables
 from arena.league.aggregate import PairingAggregate
 from arena.league.bradley_terry import PRIOR_SD
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
 
 BOTS = ("b0", "b1", "b2", "b3", "b4")
 CHECKPOINTS = (50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 600, 700, 800, 1000, 1200, 1500, 2000)
 TARGET = 0.95
 
-Scheduler = Callable[[list[MatchResult], random.Random], list[tuple[str, str]]]
+Scheduler = Callable[[list[StoredResult], random.Random], list[tuple[str, str]]]
 
 
-def outcome(table: tuple[str, str], strength: dict[str, float], index: int, rng: random.Random) -> MatchResult:
+def outcome(table: tuple[str, str], strength: dict[str, float], index: int, rng: random.Random) -> StoredResult:
     a, b = table
     first_wins = rng.random() < 1.0 / (1.0 + 10 ** ((strength[b] - strength[a]) / 400.0))
     placings = (1, 2) if first_wins else (2, 1)
-    return MatchResult(f"m{index}", table, (1, 0) if first_wins else (0, 1), placings)
+    return StoredResult(f"m{index}", table, (1, 0) if first_wins else (0, 1), placings)
 
 
-def fit_table(results: Sequence[MatchResult]) -> LeagueTable:
+def fit_table(results: Sequence[StoredResult]) -> LeagueTable:
     """The standings' fit: the league table of the results summed by pairing."""
     return LeagueTable.from_aggregate(PairingAggregate.from_results(results))
 
 
-def ordered(results: Sequence[MatchResult]) -> bool:
+def ordered(results: Sequence[StoredResult]) -> bool:
     """Whether the fitted table lists the bots strongest first (b0 the strongest)."""
     return [row.bot for row in fit_table(results).rows] == list(BOTS)
 
@@ -60,7 +60,7 @@ def round_robin() -> Scheduler:
     pairs = list(itertools.combinations(BOTS, 2))
     state = {"next": 0}
 
-    def schedule(results: list[MatchResult], rng: random.Random) -> list[tuple[str, str]]:
+    def schedule(results: list[StoredResult], rng: random.Random) -> list[tuple[str, str]]:
         i = state["next"]
         state["next"] += 1
         a, b = pairs[i % len(pairs)]
@@ -72,7 +72,7 @@ def round_robin() -> Scheduler:
 def ladder(refit: int) -> Scheduler:
     state: dict[str, object] = {"fitted_at": -refit, "lines": {}, "seats": {}}
 
-    def schedule(results: list[MatchResult], rng: random.Random) -> list[tuple[str, str]]:
+    def schedule(results: list[StoredResult], rng: random.Random) -> list[tuple[str, str]]:
         if len(results) - int(state["fitted_at"]) >= refit:  # type: ignore[call-overload]
             state["fitted_at"] = len(results)
             table = fit_table(results) if results else None
@@ -96,7 +96,7 @@ def ladder(refit: int) -> Scheduler:
 def trial(make: Callable[[], Scheduler], strength: dict[str, float], most: int, seed: int) -> dict[int, bool]:
     rng = random.Random(seed)
     schedule = make()
-    results: list[MatchResult] = []
+    results: list[StoredResult] = []
     right: dict[int, bool] = {}
     checkpoints = [c for c in CHECKPOINTS if c <= most]
     while checkpoints:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from arena.league.aggregate import PairingAggregate
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.table import LeagueTable
 
 
@@ -37,7 +37,7 @@ def aggregate(results: int, bots: int, players: int, seed: int) -> PairingAggreg
         seats = rng.choice(bots, size=players, replace=False)
         performance = strength[seats] + rng.gumbel(size=players)
         placings = tuple(int(1 + np.sum(performance > p)) for p in performance)
-        total.add(MatchResult(f"m{i}", tuple(names[s] for s in seats), (0,) * players, placings))
+        total.add(StoredResult(f"m{i}", tuple(names[s] for s in seats), (0,) * players, placings))
     return total
 
 

@@ -3,7 +3,7 @@
 - :mod:`~arena.league.schedule`: a :class:`LeagueSpec` becomes a deterministic list of
   :class:`MatchSpec` (stable ids, seat orders, seeds, duplicate-deal ids).
 - :mod:`~arena.league.design`: the combinatorial designs behind it.
-- :mod:`~arena.league.result`: :class:`MatchResult`, what is stored per match (JSON, no pickle).
+- :mod:`~arena.league.result`: :class:`StoredResult`, what is stored per match (JSON, no pickle).
 - :mod:`~arena.league.aggregate`: :class:`PairingAggregate`, results summed by pairing, updated
   one result at a time (what a store keeps beside a league or ladder).
 - :mod:`~arena.league.bradley_terry` and :mod:`~arena.league.table`: the order-independent
@@ -19,7 +19,7 @@ the store feed it results and persist what it returns.
 from arena.errors import LeagueSpecError
 from arena.league.aggregate import BotRecord, PairingAggregate, PairRecord, result_fields
 from arena.league.bradley_terry import BradleyTerryFit, fit_aggregate, fit_bradley_terry
-from arena.league.result import MatchResult, PairGame, unique_results
+from arena.league.result import PairGame, StoredResult, unique_results
 from arena.league.schedule import Design, LeagueFormat, LeagueSpec, MatchSpec, league_tables, schedule_league
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable, TableRow
 
@@ -32,11 +32,11 @@ __all__ = [
     "LeagueSpec",
     "LeagueSpecError",
     "LeagueTable",
-    "MatchResult",
     "MatchSpec",
     "PairGame",
     "PairRecord",
     "PairingAggregate",
+    "StoredResult",
     "TableRow",
     "fit_aggregate",
     "fit_bradley_terry",

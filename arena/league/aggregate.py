@@ -43,7 +43,7 @@ import dataclasses
 import itertools
 from collections.abc import Iterable, Mapping
 
-from arena.league.result import MatchResult, unique_results
+from arena.league.result import StoredResult, unique_results
 
 PAIR = "p"
 BOT = "b"
@@ -129,14 +129,14 @@ class PairingAggregate:
         return self.described == self.rated
 
     @classmethod
-    def from_results(cls, results: Iterable[MatchResult]) -> PairingAggregate:
+    def from_results(cls, results: Iterable[StoredResult]) -> PairingAggregate:
         """The aggregate of ``results``, each match id once."""
         aggregate = cls()
         for result in unique_results(results):
             aggregate.add(result)
         return aggregate
 
-    def add(self, result: MatchResult) -> None:
+    def add(self, result: StoredResult) -> None:
         """Count one more result (the caller makes sure each match id is added once)."""
         self.add_fields(result_fields(result))
 
@@ -225,7 +225,7 @@ def is_current(fields: Mapping[str, str]) -> bool:
     return numbers[2] == numbers[0]
 
 
-def result_fields(result: MatchResult) -> dict[str, str]:
+def result_fields(result: StoredResult) -> dict[str, str]:
     """One result's increment of the aggregate, in the stored form (see the module docstring)."""
     if not result.is_rated:
         return {COUNTS: "0 1 0"}

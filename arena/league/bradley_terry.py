@@ -55,7 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.league.aggregate import PairingAggregate
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 
 ELO_PER_NATURAL = 400.0 / math.log(10.0)
 """Rating points per unit of log-odds."""
@@ -119,7 +119,7 @@ class BradleyTerryFit:
 
 
 def fit_bradley_terry(
-    results: Iterable[MatchResult], bots: Sequence[str] = (), prior_sd: float = PRIOR_SD, anchor: float = ANCHOR
+    results: Iterable[StoredResult], bots: Sequence[str] = (), prior_sd: float = PRIOR_SD, anchor: float = ANCHOR
 ) -> BradleyTerryFit:
     """Fit ratings to ``results`` (each match id once; aborted matches skipped).
 

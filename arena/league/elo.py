@@ -24,7 +24,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from arena.league.result import MatchResult, unique_results
+from arena.league.result import StoredResult, unique_results
 
 INITIAL_RATING = 1500.0
 K_FACTOR = 32.0
@@ -37,7 +37,7 @@ def expected_score(rating: float, opponent: float) -> float:
 
 def elo_changes(
     ratings: Mapping[str, float],
-    result: MatchResult,
+    result: StoredResult,
     k_factor: float = K_FACTOR,
     initial: float = INITIAL_RATING,
 ) -> dict[str, float]:
@@ -71,7 +71,7 @@ class EloLadder:
         """The bot's current rating (``initial`` if it has not played)."""
         return self.ratings.get(bot, self.initial)
 
-    def update(self, result: MatchResult) -> dict[str, float]:
+    def update(self, result: StoredResult) -> dict[str, float]:
         """Apply one result; returns each of its bots' rating change."""
         changes = elo_changes(self.ratings, result, self.k_factor, self.initial)
         if result.is_rated:
@@ -82,7 +82,7 @@ class EloLadder:
 
     @classmethod
     def from_results(
-        cls, results: Iterable[MatchResult], k_factor: float = K_FACTOR, initial: float = INITIAL_RATING
+        cls, results: Iterable[StoredResult], k_factor: float = K_FACTOR, initial: float = INITIAL_RATING
     ) -> EloLadder:
         """Replay ``results`` in order (each match id once)."""
         ladder = cls(k_factor, initial)

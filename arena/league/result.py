@@ -1,6 +1,6 @@
 """A stored match result, and its decomposition into pairwise games.
 
-A :class:`MatchResult` is what the store keeps per match (JSON via ``to_dict``/``from_dict``,
+A :class:`StoredResult` is what the store keeps per match (JSON via ``to_dict``/``from_dict``,
 never pickle) and all that ratings and league tables are rebuilt from.
 
 Pairwise decomposition (used by Elo, Bradley–Terry and the table's points): every pair of seats
@@ -31,7 +31,7 @@ class PairGame:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class MatchResult:
+class StoredResult:
     """The result of one match, seat by seat.
 
     ``timeouts[seat]`` counts that seat's late decisions (all zeros when not recorded);
@@ -71,7 +71,7 @@ class MatchResult:
         outcome: Outcome,
         timeouts: Sequence[int] = (),
         deal_id: str | None = None,
-    ) -> MatchResult:
+    ) -> StoredResult:
         """The result of a match between ``bots`` (in seat order) that ended in ``outcome``."""
         return cls(
             match_id=match_id,
@@ -119,7 +119,7 @@ class MatchResult:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MatchResult:
+    def from_dict(cls, data: Mapping[str, Any]) -> StoredResult:
         """Read :meth:`to_dict`'s form back (``forfeited``, ``timeouts``, ``deal_id`` optional)."""
         deal = data.get("deal_id")
         return cls(
@@ -134,7 +134,7 @@ class MatchResult:
         )
 
 
-def unique_results(results: Iterable[MatchResult]) -> list[MatchResult]:
+def unique_results(results: Iterable[StoredResult]) -> list[StoredResult]:
     """The results with each match id once (the first kept), in their order: a re-run counts once."""
     seen: set[str] = set()
     unique = []

@@ -29,7 +29,7 @@ from typing import Any
 
 from arena.league.aggregate import BotRecord, PairingAggregate
 from arena.league.bradley_terry import ANCHOR, PRIOR_SD, BradleyTerryFit, fit_aggregate
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 
 PROVISIONAL_MATCHES = 20
 """A rating counts as provisional until its bot has played this many rated matches."""
@@ -84,7 +84,7 @@ class LeagueTable:
     @classmethod
     def from_results(
         cls,
-        results: Iterable[MatchResult],
+        results: Iterable[StoredResult],
         bots: Sequence[str] = (),
         prior_sd: float = PRIOR_SD,
         anchor: float = ANCHOR,

@@ -35,7 +35,7 @@ from redis.exceptions import RedisError
 
 from arena.errors import BotAbsentError, BotUnavailableError, GameSetupError, StoredDataError, UnknownGameError
 from arena.games.base import Outcome, Termination
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import SEED_BITS, MatchSpec, deal_seed
 from arena.metrics import ArenaMetrics
 from arena.referee.record import Fault, MatchRecord
@@ -360,7 +360,7 @@ class RefereeWorker:
         assert held.spec is not None
         seats = len(held.spec.bots)
         outcome = Outcome(Termination.ABORTED, (0,) * seats, (1,) * seats)
-        result = MatchResult.from_outcome(held.match_id, held.spec.bots, outcome, deal_id=held.spec.deal_id)
+        result = StoredResult.from_outcome(held.match_id, held.spec.bots, outcome, deal_id=held.spec.deal_id)
         await self._store(held, result.to_dict() | {"league_id": held.league_id, "error": error})
         self.held.pop(held.entry_id, None)
 
@@ -388,14 +388,14 @@ class RefereeWorker:
 
 
 def result_of(league_id: str, match_id: str, record: MatchRecord, deal_id: str | None = None) -> dict[str, Any]:
-    """The stored result of a league match (``arena.league.result.MatchResult``'s form, plus where
+    """The stored result of a league match (``arena.league.result.StoredResult``'s form, plus where
     it came from): who sat where, the outcome, each seat's timeouts."""
     assert record.outcome is not None
     timeouts = [0] * len(record.bot_names)
     for rejection in record.rejections:
         if rejection.fault is Fault.TIMEOUT:
             timeouts[rejection.seat] += 1
-    result = MatchResult.from_outcome(match_id, record.bot_names, record.outcome, timeouts, deal_id)
+    result = StoredResult.from_outcome(match_id, record.bot_names, record.outcome, timeouts, deal_id)
     return result.to_dict() | {
         "league_id": league_id,
         "record_id": record.match_id,

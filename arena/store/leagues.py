@@ -43,7 +43,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from arena.league.aggregate import PairingAggregate, is_current, result_fields
-from arena.league.result import MatchResult, unique_results
+from arena.league.result import StoredResult, unique_results
 from arena.league.schedule import match_id as schedule_match_id
 from arena.store.redis_stores import PREFIX, key, text
 
@@ -312,7 +312,7 @@ class LeagueStore:
         queue entry, in one step. Returns whether this call stored it, and how many of its deal's
         results are stored now. An empty ``result`` only finishes a step whose result is stored already.
         """
-        increment = result_fields(MatchResult.from_dict(result)) if result else {}
+        increment = result_fields(StoredResult.from_dict(result)) if result else {}
         stored, deal_results = await self._record_result(
             keys=[
                 key("result", f"{league_id}:{match_id}"),
@@ -366,7 +366,7 @@ class LeagueStore:
         whole = PairingAggregate()
         pending: dict[str, PairingAggregate] = {}
         per_deal = Counter(str(r.get("deal_id")) for r in stored)
-        for raw in unique_results(MatchResult.from_dict(r) for r in stored):
+        for raw in unique_results(StoredResult.from_dict(r) for r in stored):
             deal = str(raw.deal_id)
             if deal_size <= 1 or per_deal[deal] >= deal_size:
                 whole.add(raw)

@@ -36,7 +36,7 @@ from arena.games.lookup import get_game
 from arena.ladder.standings import Standing
 from arena.ladder.versions import BotVersion
 from arena.league.elo import INITIAL_RATING, EloLadder
-from arena.league.result import MatchResult, unique_results
+from arena.league.result import StoredResult, unique_results
 from arena.league.table import PROVISIONAL_MATCHES
 from arena.node import ArenaNode
 from arena.service.ladders import LadderInfo, LadderService
@@ -374,7 +374,7 @@ class SiteData:
             stored_results = await leagues.store.results(info.league_id)
             per_deal = Counter(str(r.get("deal_id")) for r in stored_results)
             for stored in reversed(stored_results):
-                result = MatchResult.from_dict(stored)
+                result = StoredResult.from_dict(stored)
                 if info.spec.duplicate and per_deal[str(result.deal_id)] < info.spec.players_per_match:
                     continue  # a rotation of a deal still being played: nothing of it is shown yet
                 if not bot or bot in result.bots:
@@ -525,7 +525,7 @@ def standing_json(line: Standing) -> dict[str, Any]:
     }
 
 
-def result_json(result: MatchResult, game: str, record_id: str) -> dict[str, Any]:
+def result_json(result: StoredResult, game: str, record_id: str) -> dict[str, Any]:
     """A league result as a line of a match list (``record_id``: the id its record is kept under)."""
     return {
         "match_id": record_id,
@@ -549,7 +549,7 @@ def elo_series(
 ) -> list[Series]:
     """The leaders' Elo ratings after each result, in the order results were stored (at most
     ``CHART_POINTS`` points a line)."""
-    results = unique_results(MatchResult.from_dict(r) for r in stored)
+    results = unique_results(StoredResult.from_dict(r) for r in stored)
     if duplicate:
         per_deal = Counter(r.deal_id for r in results)
         results = [r for r in results if per_deal[r.deal_id] >= per_match]

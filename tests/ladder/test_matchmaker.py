@@ -12,7 +12,7 @@ from arena.ladder.matchmaker import Candidate, pick_tables, rotations
 from arena.ladder.standings import standings
 from arena.ladder.versions import BotVersion
 from arena.league.aggregate import PairingAggregate
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
 from arena.service.auth import NAME_PATTERN
 
@@ -80,8 +80,8 @@ def test_versions_are_valid_names_with_a_lineage() -> None:
 
 
 def test_standings_mark_provisional_bots_and_share_tied_ranks() -> None:
-    results = [MatchResult(f"m{i}", ("a", "b"), (1, 0), (1, 2)) for i in range(PROVISIONAL_MATCHES)]
-    results += [MatchResult("t1", ("c", "d"), (1, 0), (1, 2)), MatchResult("t2", ("d", "c"), (1, 0), (1, 2))]
+    results = [StoredResult(f"m{i}", ("a", "b"), (1, 0), (1, 2)) for i in range(PROVISIONAL_MATCHES)]
+    results += [StoredResult("t1", ("c", "d"), (1, 0), (1, 2)), StoredResult("t2", ("d", "c"), (1, 0), (1, 2))]
     table = LeagueTable.from_aggregate(PairingAggregate.from_results(results))
     lines = {line.bot: line for line in standings(table, frozenset({"b"}))}
     assert not lines["a"].provisional and lines["c"].provisional and lines["c"].games == 2

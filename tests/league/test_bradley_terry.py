@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from arena.league.bradley_terry import ANCHOR, ELO_PER_NATURAL, BradleyTerryFit, fit_bradley_terry
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 
 TRUE = {"a": 1300.0, "b": 1420.0, "c": 1500.0, "d": 1560.0, "e": 1720.0}
 
 
-def _two_player(rng: np.random.Generator, truth: dict[str, float], games: int) -> list[MatchResult]:
+def _two_player(rng: np.random.Generator, truth: dict[str, float], games: int) -> list[StoredResult]:
     results = []
     for x, y in itertools.combinations(sorted(truth), 2):
         p = 1.0 / (1.0 + 10.0 ** ((truth[y] - truth[x]) / 400.0))
@@ -29,18 +29,18 @@ def _two_player(rng: np.random.Generator, truth: dict[str, float], games: int) -
             bots = (x, y) if g % 2 == 0 else (y, x)
             first_won = bool(won) == (bots[0] == x)
             placings = (1, 2) if first_won else (2, 1)
-            results.append(MatchResult(f"{x}{y}{g}", bots, (0, 0), placings))
+            results.append(StoredResult(f"{x}{y}{g}", bots, (0, 0), placings))
     return results
 
 
-def _k_player(rng: np.random.Generator, truth: dict[str, float], k: int, games: int) -> list[MatchResult]:
+def _k_player(rng: np.random.Generator, truth: dict[str, float], k: int, games: int) -> list[StoredResult]:
     results = []
     for table in itertools.combinations(sorted(truth), k):
         strength = np.array([truth[b] for b in table]) / ELO_PER_NATURAL
         for g in range(games):
             performance = strength + rng.gumbel(size=k)
             placings = tuple(int(1 + np.sum(performance > p)) for p in performance)
-            results.append(MatchResult(f"{''.join(table)}{g}", table, (0,) * k, placings))
+            results.append(StoredResult(f"{''.join(table)}{g}", table, (0,) * k, placings))
     return results
 
 
@@ -87,8 +87,8 @@ def test_intervals_cover_about_95_percent_four_players() -> None:
 
 
 def test_perfect_record_stays_finite_with_a_wide_interval() -> None:
-    results = [MatchResult(f"m{i}", ("champ", f"x{i % 3}"), (1, 0), (1, 2)) for i in range(30)]
-    results += [MatchResult(f"n{i}", ("x0", "x1"), (1, 0), (1 + i % 2, 2 - i % 2)) for i in range(10)]
+    results = [StoredResult(f"m{i}", ("champ", f"x{i % 3}"), (1, 0), (1, 2)) for i in range(30)]
+    results += [StoredResult(f"n{i}", ("x0", "x1"), (1, 0), (1 + i % 2, 2 - i % 2)) for i in range(10)]
     fit = fit_bradley_terry(results)
     assert math.isfinite(fit.ratings["champ"])
     assert fit.ratings["champ"] == max(fit.ratings.values())
@@ -107,8 +107,8 @@ def test_deals_change_neither_ratings_nor_intervals() -> None:
             seat0_wins = luck + rng.logistic() > 0
             placings = (1, 2) if seat0_wins else (2, 1)
             match = f"m{deal}.{rotation}"
-            paired.append(MatchResult(match, bots, (0, 0), placings, deal_id=f"d{deal}"))
-            unpaired.append(MatchResult(match, bots, (0, 0), placings))
+            paired.append(StoredResult(match, bots, (0, 0), placings, deal_id=f"d{deal}"))
+            unpaired.append(StoredResult(match, bots, (0, 0), placings))
     with_deals, without = fit_bradley_terry(paired), fit_bradley_terry(unpaired)
     assert with_deals.ratings == without.ratings
     assert with_deals.difference("a", "b") == without.difference("a", "b")
@@ -123,7 +123,7 @@ def test_bots_without_results_and_no_results() -> None:
 def test_a_few_cancelling_deals_do_not_give_a_zero_width_interval() -> None:
     # Every deal is won by seat 0 both times: the deals cancel exactly, but ten is not enough to know.
     results = [
-        MatchResult(f"m{d}.{r}", bots, (1, 0), (1, 2), deal_id=f"d{d}")
+        StoredResult(f"m{d}.{r}", bots, (1, 0), (1, 2), deal_id=f"d{d}")
         for d in range(10)
         for r, bots in enumerate((("a", "b"), ("b", "a")))
     ]

@@ -6,11 +6,11 @@ import pytest
 
 from arena.games.base import Outcome, Termination
 from arena.league.elo import EloLadder, elo_changes, expected_score
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 
 
-def result(bots: tuple[str, ...], placings: tuple[int, ...], **kw: object) -> MatchResult:
-    return MatchResult("m", bots, (0,) * len(bots), placings, **kw)  # type: ignore[arg-type]
+def result(bots: tuple[str, ...], placings: tuple[int, ...], **kw: object) -> StoredResult:
+    return StoredResult("m", bots, (0,) * len(bots), placings, **kw)  # type: ignore[arg-type]
 
 
 def test_expected_score() -> None:
@@ -47,7 +47,7 @@ def test_four_players_with_a_shared_placing() -> None:
 
 def test_a_forfeit_is_a_loss_to_everyone_and_an_abort_changes_nothing() -> None:
     outcome = Outcome.from_keys(Termination.TIMEOUT, (30, 10, 20), [(30,), (10,), (20,)], forfeited=frozenset({0}))
-    forfeit = MatchResult.from_outcome("m1", ("a", "b", "c"), outcome)
+    forfeit = StoredResult.from_outcome("m1", ("a", "b", "c"), outcome)
     assert forfeit.placings == (3, 2, 1)
     changes = elo_changes({}, forfeit)
     assert changes == pytest.approx({"a": -16.0, "b": 0.0, "c": 16.0}, abs=1e-9)
@@ -56,9 +56,9 @@ def test_a_forfeit_is_a_loss_to_everyone_and_an_abort_changes_nothing() -> None:
 
 
 def test_ladder_replays_results_once_each() -> None:
-    first = MatchResult("m1", ("a", "b"), (5, 3), (1, 2))
-    again = MatchResult("m1", ("a", "b"), (3, 5), (2, 1))  # a re-run of m1: ignored
-    second = MatchResult("m2", ("b", "a"), (5, 3), (1, 2))
+    first = StoredResult("m1", ("a", "b"), (5, 3), (1, 2))
+    again = StoredResult("m1", ("a", "b"), (3, 5), (2, 1))  # a re-run of m1: ignored
+    second = StoredResult("m2", ("b", "a"), (5, 3), (1, 2))
     ladder = EloLadder.from_results([first, again, second])
     # 1516 / 1484 after m1; then b (1484) beats a (1516).
     after = 32 * (1 - expected_score(1484, 1516))

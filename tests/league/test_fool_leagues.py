@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from arena.catalogue import policy
 from arena.games.fool import RULES
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import Design, LeagueSpec, schedule_league
 from arena.league.table import LeagueTable
 from tests.league.test_schedule import NAMES, _check_common
@@ -55,7 +55,7 @@ def test_a_league_spec_refuses_a_player_count_fool_is_not_for() -> None:
         LeagueSpec("bad", "fool", 3, tuple(NAMES[:4]))
 
 
-def play(seats: list[str], seed: int) -> MatchResult:
+def play(seats: list[str], seed: int) -> StoredResult:
     """One in-process FOOL! match between the seats' built-in policies (named by the bot's prefix)."""
     bots = [policy("fool", name.split("-")[0], seed * 10 + seat) for seat, name in enumerate(seats)]
     state = RULES.initial_state(len(seats), seed)
@@ -66,7 +66,7 @@ def play(seats: list[str], seed: int) -> MatchResult:
         )
     outcome = RULES.outcome(state)
     assert outcome is not None
-    return MatchResult.from_outcome(f"m{seed}", seats, outcome)
+    return StoredResult.from_outcome(f"m{seed}", seats, outcome)
 
 
 def test_ratings_from_eight_player_results_rank_the_heuristic_above_random() -> None:

@@ -22,31 +22,31 @@ from arena.league.bradley_terry import (
     fit_aggregate,
     fit_bradley_terry,
 )
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.table import LeagueTable
 
 WIDE = {"a": 1000.0, "b": 1250.0, "c": 1500.0, "d": 1750.0, "e": 2000.0}
 
 
-def _two_player(rng: np.random.Generator, truth: dict[str, float], games: int, tag: str = "") -> list[MatchResult]:
+def _two_player(rng: np.random.Generator, truth: dict[str, float], games: int, tag: str = "") -> list[StoredResult]:
     results = []
     for x, y in itertools.combinations(sorted(truth), 2):
         p = 1.0 / (1.0 + 10.0 ** ((truth[y] - truth[x]) / 400.0))
         for g, won in enumerate(rng.random(games) < p):
             bots = (x, y) if g % 2 == 0 else (y, x)
             placings = (1, 2) if bool(won) == (bots[0] == x) else (2, 1)
-            results.append(MatchResult(f"{tag}{x}{y}{g}", bots, (0, 0), placings))
+            results.append(StoredResult(f"{tag}{x}{y}{g}", bots, (0, 0), placings))
     return results
 
 
-def _k_player(rng: np.random.Generator, truth: dict[str, float], k: int, games: int) -> list[MatchResult]:
+def _k_player(rng: np.random.Generator, truth: dict[str, float], k: int, games: int) -> list[StoredResult]:
     results = []
     for table in itertools.combinations(sorted(truth), k):
         strength = np.array([truth[b] for b in table]) / ELO_PER_NATURAL
         for g in range(games):
             performance = strength + rng.gumbel(size=k)
             placings = tuple(int(1 + np.sum(performance > p)) for p in performance)
-            results.append(MatchResult(f"{''.join(table)}{g}", table, (0,) * k, placings))
+            results.append(StoredResult(f"{''.join(table)}{g}", table, (0,) * k, placings))
     return results
 
 
@@ -71,7 +71,7 @@ def test_two_player_dispersion_is_one_so_wide_spreads_and_few_matches_cover() ->
 
 def test_two_player_standard_error_is_the_models_own() -> None:
     """Win/loss games cannot be overdispersed: the interval is the posterior's, nothing estimated."""
-    results = [MatchResult(f"m{i}", ("a", "b"), (0, 0), (1, 2) if i % 5 else (2, 1)) for i in range(50)]
+    results = [StoredResult(f"m{i}", ("a", "b"), (0, 0), (1, 2) if i % 5 else (2, 1)) for i in range(50)]
     fit = fit_bradley_terry(results)
     d = (fit.ratings["a"] - fit.ratings["b"]) / ELO_PER_NATURAL
     p = 1.0 / (1.0 + math.exp(-d))
@@ -125,10 +125,10 @@ def test_the_spread_sums_are_those_of_the_matches() -> None:
     """Σ (x - μ)² and Σ p(1-p) over every bot of every match, from the aggregate, equal the direct
     sums over the results, a bot holding two seats and shared placings included."""
     results = [
-        MatchResult("m1", ("a", "b", "c", "d"), (0,) * 4, (1, 2, 3, 4)),
-        MatchResult("m2", ("a", "a", "c", "d"), (0,) * 4, (2, 1, 4, 2)),
-        MatchResult("m3", ("d", "c", "b", "a"), (0,) * 4, (1, 1, 3, 4)),
-        MatchResult("m4", ("b", "c", "d", "e"), (0,) * 4, (4, 3, 2, 1)),
+        StoredResult("m1", ("a", "b", "c", "d"), (0,) * 4, (1, 2, 3, 4)),
+        StoredResult("m2", ("a", "a", "c", "d"), (0,) * 4, (2, 1, 4, 2)),
+        StoredResult("m3", ("d", "c", "b", "a"), (0,) * 4, (1, 1, 3, 4)),
+        StoredResult("m4", ("b", "c", "d", "e"), (0,) * 4, (4, 3, 2, 1)),
     ]
     aggregate = PairingAggregate.from_results(results)
     names = sorted(aggregate.played())
@@ -161,7 +161,7 @@ def test_an_aggregate_without_spread_statistics_keeps_the_equal_strength_weight(
 
 
 def _perfect(n: int) -> BradleyTerryFit:
-    results = [MatchResult(f"m{i}", ("champ", "x"), (1, 0), (1, 2)) for i in range(n)]
+    results = [StoredResult(f"m{i}", ("champ", "x"), (1, 0), (1, 2)) for i in range(n)]
     return fit_bradley_terry(results)
 
 
@@ -193,9 +193,9 @@ def test_a_bot_without_games_is_unrated_and_changes_nothing() -> None:
 
 def test_bots_tied_on_points_share_a_rank() -> None:
     cycle = [("a", "b"), ("b", "c"), ("c", "a")]
-    results = [MatchResult(f"m{i}", pair, (1, 0), (1, 2)) for i, pair in enumerate(cycle)]
-    results.append(MatchResult("m3", ("d", "a"), (0, 1), (2, 1)))
-    results.append(MatchResult("m4", ("d", "b"), (0, 1), (2, 1)))
-    results.append(MatchResult("m5", ("d", "c"), (0, 1), (2, 1)))
+    results = [StoredResult(f"m{i}", pair, (1, 0), (1, 2)) for i, pair in enumerate(cycle)]
+    results.append(StoredResult("m3", ("d", "a"), (0, 1), (2, 1)))
+    results.append(StoredResult("m4", ("d", "b"), (0, 1), (2, 1)))
+    results.append(StoredResult("m5", ("d", "c"), (0, 1), (2, 1)))
     table = LeagueTable.from_results(results)
     assert [(r.rank, r.bot) for r in table.rows] == [(1, "a"), (1, "b"), (1, "c"), (4, "d")]

@@ -9,11 +9,11 @@ import pytest
 from arena.catalogue import policy as get_policy
 from arena.games.base import Termination
 from arena.games.g5211 import Game5211
-from arena.league.result import MatchResult, PairGame
+from arena.league.result import PairGame, StoredResult
 
 
 def test_round_trip_through_json() -> None:
-    result = MatchResult(
+    result = StoredResult(
         match_id="L.00001",
         bots=("a", "b", "c"),
         scores=(10, 7, 7),
@@ -24,9 +24,9 @@ def test_round_trip_through_json() -> None:
         deal_id="L.d00000",
     )
     text = json.dumps(result.to_dict())
-    assert MatchResult.from_dict(json.loads(text)) == result
-    assert MatchResult.from_dict({"match_id": "x", "bots": ["a", "b"], "scores": [1, 0], "placings": [1, 2]}) == (
-        MatchResult("x", ("a", "b"), (1, 0), (1, 2))
+    assert StoredResult.from_dict(json.loads(text)) == result
+    assert StoredResult.from_dict({"match_id": "x", "bots": ["a", "b"], "scores": [1, 0], "placings": [1, 2]}) == (
+        StoredResult("x", ("a", "b"), (1, 0), (1, 2))
     )
 
 
@@ -40,14 +40,14 @@ def test_from_a_real_match() -> None:
         )
     outcome = game.outcome(state)
     assert outcome is not None
-    result = MatchResult.from_outcome("m", ("x", "y", "z"), outcome, deal_id="d")
+    result = StoredResult.from_outcome("m", ("x", "y", "z"), outcome, deal_id="d")
     assert result.timeouts == (0, 0, 0)
     assert result.placings == outcome.placings and result.scores == outcome.scores
     assert len(result.pair_games()) == 3
 
 
 def test_pair_games() -> None:
-    games = MatchResult("m", ("a", "b", "c", "a"), (3, 2, 2, 0), (1, 2, 2, 4)).pair_games()
+    games = StoredResult("m", ("a", "b", "c", "a"), (3, 2, 2, 0), (1, 2, 2, 4)).pair_games()
     third = 1 / 3
     # The two "a" seats are not a game.
     assert games == [
@@ -57,7 +57,7 @@ def test_pair_games() -> None:
         PairGame("b", "a", 1.0, third),
         PairGame("c", "a", 1.0, third),
     ]
-    aborted = MatchResult("m", ("a", "b"), (0, 0), (1, 1), Termination.ABORTED)
+    aborted = StoredResult("m", ("a", "b"), (0, 0), (1, 1), Termination.ABORTED)
     assert aborted.pair_games() == [] and not aborted.is_rated
 
 
@@ -73,4 +73,4 @@ def test_pair_games() -> None:
 def test_invalid_results(fields: dict[str, object]) -> None:
     base: dict[str, object] = {"match_id": "m", "bots": ("a", "b"), "scores": (1, 0), "placings": (1, 2)}
     with pytest.raises(ValueError, match="result 'm'"):
-        MatchResult(**(base | fields))  # type: ignore[arg-type]
+        StoredResult(**(base | fields))  # type: ignore[arg-type]

@@ -9,13 +9,13 @@ import random
 import pytest
 
 from arena.games.base import Outcome, Termination
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.table import LeagueTable
 
 BOTS = ("alpha", "bravo", "charlie", "delta", "echo")
 
 
-def _random_results(seed: int, count: int) -> list[MatchResult]:
+def _random_results(seed: int, count: int) -> list[StoredResult]:
     rng = random.Random(seed)
     results = []
     for i in range(count):
@@ -28,13 +28,13 @@ def _random_results(seed: int, count: int) -> list[MatchResult]:
             termination = Termination.ABORTED
         outcome = Outcome.from_keys(termination, scores, [(s,) for s in scores], forfeited)
         timeouts = [rng.choice([0, 0, 0, 1, 2]) for _ in range(k)]
-        results.append(MatchResult.from_outcome(f"m{i}", bots, outcome, timeouts, deal_id=f"d{i // 2}"))
+        results.append(StoredResult.from_outcome(f"m{i}", bots, outcome, timeouts, deal_id=f"d{i // 2}"))
     return results
 
 
 def test_sums_agree_with_the_results() -> None:
     results = _random_results(1, 300)
-    rerun = MatchResult("m0", results[0].bots, results[0].scores, results[0].placings)  # counted once
+    rerun = StoredResult("m0", results[0].bots, results[0].scores, results[0].placings)  # counted once
     table = LeagueTable.from_results([*results, rerun])
     rated = [r for r in results if r.is_rated]
     assert table.matches == len(rated)
@@ -62,7 +62,7 @@ def test_order_independent_and_rebuildable_from_stored_dicts() -> None:
     shuffled = results[:]
     random.Random(3).shuffle(shuffled)
     stored = [json.loads(json.dumps(r.to_dict())) for r in shuffled]
-    a, b = LeagueTable.from_results(results), LeagueTable.from_results(MatchResult.from_dict(r) for r in stored)
+    a, b = LeagueTable.from_results(results), LeagueTable.from_results(StoredResult.from_dict(r) for r in stored)
     for row in a.rows:
         other = b.row(row.bot)
         assert other.rating == pytest.approx(row.rating, abs=1e-9)
@@ -72,7 +72,7 @@ def test_order_independent_and_rebuildable_from_stored_dicts() -> None:
 
 def test_points_are_pairwise() -> None:
     # A sole winner of four gets 3; two sharing second get 1½ each; the last gets 0.
-    table = LeagueTable.from_results([MatchResult("m", ("w", "x", "y", "z"), (9, 5, 5, 1), (1, 2, 2, 4))])
+    table = LeagueTable.from_results([StoredResult("m", ("w", "x", "y", "z"), (9, 5, 5, 1), (1, 2, 2, 4))])
     assert {r.bot: r.points for r in table.rows} == {"w": 3.0, "x": 1.5, "y": 1.5, "z": 0.0}
     assert table.row("w").rank == 1
     with pytest.raises(KeyError):
@@ -80,6 +80,6 @@ def test_points_are_pairwise() -> None:
 
 
 def test_a_bot_that_has_not_played_yet() -> None:
-    table = LeagueTable.from_results([MatchResult("m", ("a", "b"), (2, 1), (1, 2))], bots=("newcomer",))
+    table = LeagueTable.from_results([StoredResult("m", ("a", "b"), (2, 1), (1, 2))], bots=("newcomer",))
     row = table.row("newcomer")
     assert (row.matches, row.points, row.average_score) == (0, 0.0, 0.0)

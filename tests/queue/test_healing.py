@@ -33,7 +33,7 @@ from redis.exceptions import RedisError
 
 from arena.catalogue import DEFAULT_GAME
 from arena.cli.admin import register_bot
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.league.table import LeagueTable
 from arena.queue.worker import RefereeWorker
@@ -145,7 +145,7 @@ async def test_a_store_host_crash_loses_no_result(arena: Arena, leagues7: League
         _, table = await leagues7.leaderboard("LH")
         assert sum(row.matches for row in table.rows) == 2 * len(results)
         # The pairing aggregate, updated with each result in the same script, lost and doubled nothing.
-        replay = LeagueTable.from_results([MatchResult.from_dict(r) for r in results], spec.bots)
+        replay = LeagueTable.from_results([StoredResult.from_dict(r) for r in results], spec.bots)
         assert_same_table(table, replay)
     finally:
         stop.set()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from arena.league.aggregate import PairingAggregate
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import LeagueSpec
 from arena.league.table import LeagueTable
 from arena.referee.timecontrol import TimeControl
@@ -54,7 +54,7 @@ async def test_the_leaderboard_is_fitted_once_per_league_version(
     async def add_result(i: int) -> None:
         match = await leagues.store.match("Lcache", f"Lcache.{i:05d}")
         assert match is not None
-        result = MatchResult(match["match_id"], tuple(match["bots"]), (10, 5), (1, 2), timeouts=(0, 0))
+        result = StoredResult(match["match_id"], tuple(match["bots"]), (10, 5), (1, 2), timeouts=(0, 0))
         stored, _ = await leagues.store.record_result("Lcache", match["match_id"], match["deal_id"], result.to_dict())
         assert stored
 

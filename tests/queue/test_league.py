@@ -17,7 +17,7 @@ from rich.console import Console
 from arena.cli.main import main as cli_main
 from arena.errors import LeagueExistsError
 from arena.grpc.errors import status_for
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.league.table import LeagueTable
 from arena.referee.timecontrol import TimeControl
@@ -52,7 +52,7 @@ async def test_a_league_of_500_matches_completes_with_exact_counts(arena: Arena,
         assert result["termination"] == "normal"
     _, table = await leagues.leaderboard("L500")
     assert sum(row.matches for row in table.rows) == 500 * 3
-    parsed = [MatchResult.from_dict(r) for r in results]
+    parsed = [StoredResult.from_dict(r) for r in results]
     for row in table.rows:
         assert row.wins == sum(
             1 for r in parsed for seat, bot in enumerate(r.bots) if bot == row.bot and r.placings[seat] == 1

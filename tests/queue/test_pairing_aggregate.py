@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from arena.league.aggregate import PairingAggregate, is_current
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import LeagueSpec
 from arena.league.table import LeagueTable
 from arena.referee.timecontrol import TimeControl
@@ -39,7 +39,7 @@ async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[Le
         await client.aclose()
 
 
-async def _play_all(leagues: LeagueService, league_id: str, seed: int, deal_size: int = 1) -> list[MatchResult]:
+async def _play_all(leagues: LeagueService, league_id: str, seed: int, deal_size: int = 1) -> list[StoredResult]:
     """Store a random result for every scheduled match (some twice: a re-run counts once)."""
     rng = random.Random(seed)
     stored = []
@@ -47,7 +47,7 @@ async def _play_all(leagues: LeagueService, league_id: str, seed: int, deal_size
         assert match is not None
         k = len(match["bots"])
         placings = tuple(rng.sample(range(1, k + 1), k))
-        result = MatchResult(match["match_id"], tuple(match["bots"]), (0,) * k, placings, deal_id=match["deal_id"])
+        result = StoredResult(match["match_id"], tuple(match["bots"]), (0,) * k, placings, deal_id=match["deal_id"])
         for _ in range(1 + (rng.random() < 0.2)):
             await leagues.store.record_result(
                 league_id, result.match_id, match["deal_id"], result.to_dict(), deal_size=deal_size
@@ -115,7 +115,7 @@ async def test_a_duplicate_deal_counts_once_whole_and_unplayed_bots_are_unrated(
     ids = sorted(await _match_ids(leagues, "Ldup"))
     first = await leagues.store.match("Ldup", ids[0])
     assert first is not None
-    half = MatchResult(first["match_id"], tuple(first["bots"]), (1, 0), (1, 2), deal_id=first["deal_id"])
+    half = StoredResult(first["match_id"], tuple(first["bots"]), (1, 0), (1, 2), deal_id=first["deal_id"])
     await leagues.store.record_result("Ldup", half.match_id, first["deal_id"], half.to_dict(), deal_size=2)
     _, table = await leagues.leaderboard("Ldup")
     assert table.matches == 0  # half a deal: not yet
@@ -123,7 +123,7 @@ async def test_a_duplicate_deal_counts_once_whole_and_unplayed_bots_are_unrated(
     twin = next(
         m for m in [await leagues.store.match("Ldup", i) for i in ids[1:]] if m and m["deal_id"] == first["deal_id"]
     )
-    other = MatchResult(twin["match_id"], tuple(twin["bots"]), (1, 0), (1, 2), deal_id=twin["deal_id"])
+    other = StoredResult(twin["match_id"], tuple(twin["bots"]), (1, 0), (1, 2), deal_id=twin["deal_id"])
     await leagues.store.record_result("Ldup", other.match_id, twin["deal_id"], other.to_dict(), deal_size=2)
     _, table = await leagues.leaderboard("Ldup")
     assert table.matches == 2
