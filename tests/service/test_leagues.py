@@ -14,6 +14,7 @@ from arena.errors import (
     LeagueNotFoundError,
     LeagueSpecError,
     NotRegisteredForGameError,
+    UnknownGameError,
 )
 from arena.league.result import MatchResult
 from arena.league.schedule import LeagueSpec
@@ -71,6 +72,7 @@ async def test_a_retried_create_request_returns_the_league_it_made(client: aiore
     # The same request (only its first MAX_REQUEST_ID characters count), retried under a new league id.
     again = await leagues.create(spec("two"), TimeControl(), request_id=request + "-b")
     assert again == first
+    assert await leagues.create(spec("one"), TimeControl(), request_id=request) == first  # not "exists already"
     assert [i.league_id for i in await leagues.recent()] == ["one"]
     with pytest.raises(LeagueExistsError, match="'one' exists already"):
         await leagues.create(spec("one"), TimeControl())
@@ -79,6 +81,9 @@ async def test_a_retried_create_request_returns_the_league_it_made(client: aiore
 @pytest.mark.parametrize(
     ("make", "error", "names"),
     [
+        (lambda: LeagueSpec("lg", "chess", 2, BOTS), UnknownGameError, "chess"),
+        (lambda: LeagueSpec("lg", "5211", 9, BOTS), LeagueSpecError, "5211 is for 2 to 5 players, not 9 a match"),
+        (lambda: spec(bots=("ann", "ann")), LeagueSpecError, r"distinct and non-empty: \['ann', 'ann'\]"),
         (
             lambda: spec(bots=tuple(f"b{i}" for i in range(5))),
             LeagueSpecError,
