@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from arena.errors import GameSetupError, LadderNotFoundError, LadderSpecError, UnknownGameError
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.referee.timecontrol import TimeControl
 from arena.service.ladders import LadderService, LadderState, Matchmaker
 from arena.store.ladders import LadderStore
@@ -130,7 +130,7 @@ async def test_standings_and_history_follow_the_stored_results(client: aioredis.
     assert await maker.one_pass() == 1
     match = await LeagueStore(client).match(ladder_id, f"{ladder_id}.000000")
     assert match is not None
-    winner = MatchResult(match["match_id"], tuple(match["bots"]), (5, 0), (1, 2), deal_id=match["deal_id"])
+    winner = StoredResult(match["match_id"], tuple(match["bots"]), (5, 0), (1, 2), deal_id=match["deal_id"])
     await LeagueStore(client).record_result(ladder_id, match["match_id"], match["deal_id"], winner.to_dict())
     info, lines = await ladders.standings(ladder_id)
     assert info.done == 1

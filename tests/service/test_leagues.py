@@ -16,7 +16,7 @@ from arena.errors import (
     NotRegisteredForGameError,
     UnknownGameError,
 )
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import LeagueSpec
 from arena.referee.timecontrol import TimeControl
 from arena.service.auth import BotRegistry
@@ -48,7 +48,7 @@ async def finish(client: aioredis.Redis, league_id: str, count: int | None = Non
     store = LeagueStore(client)
     queued, _ = await store.queued(league_id, 0, 1000)
     for match in queued[:count]:
-        result = MatchResult(match["match_id"], tuple(match["bots"]), (5, 0), (1, 2), deal_id=match["deal_id"])
+        result = StoredResult(match["match_id"], tuple(match["bots"]), (5, 0), (1, 2), deal_id=match["deal_id"])
         await store.record_result(league_id, match["match_id"], match["deal_id"], result.to_dict())
 
 

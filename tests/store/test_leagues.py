@@ -8,7 +8,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from arena.league.result import MatchResult
+from arena.league.result import StoredResult
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.store.leagues import QUEUE_STREAM, LeagueStore
 from arena.store.match_queue import MatchQueue
@@ -24,7 +24,7 @@ def league(league_id: str, bots: int = 3, games: int = 1, duplicate: bool = Fals
 def result_of(match: dict[str, Any], winner: int = 0) -> dict[str, Any]:
     placings = tuple(1 if seat == winner else 2 for seat in range(len(match["bots"])))
     scores = tuple(10 if seat == winner else 0 for seat in range(len(match["bots"])))
-    return MatchResult(match["match_id"], tuple(match["bots"]), scores, placings, deal_id=match["deal_id"]).to_dict()
+    return StoredResult(match["match_id"], tuple(match["bots"]), scores, placings, deal_id=match["deal_id"]).to_dict()
 
 
 async def entries(client: aioredis.Redis) -> dict[str, str]:
