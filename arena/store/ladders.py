@@ -71,6 +71,11 @@ for i = 5 + 2 * n, #ARGV do redis.call('HINCRBY', KEYS[8], ARGV[i], 1) end
 return n
 """
 
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 _HOLD = """
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
@@ -88,6 +93,7 @@ class LadderStore:
         self._create = client.register_script(_CREATE)
         self._schedule = client.register_script(_SCHEDULE)
         self._hold = client.register_script(_HOLD)
+        self._release = client.register_script(_RELEASE)
         self._leagues = LeagueStore(client, stream)
 
     @staticmethod
@@ -188,9 +194,9 @@ class LadderStore:
         return bool(await self._hold(keys=[key("ladder", "matchmaker")], args=[owner, int(seconds * 1000)]))
 
     async def release_matchmaking(self, owner: str) -> None:
-        """Give the lease back (if ``owner`` holds it)."""
-        if text(await self.r.get(key("ladder", "matchmaker")) or b"") == owner:
-            await self.r.delete(key("ladder", "matchmaker"))
+        """Give the lease back if ``owner`` holds it (checked and deleted in one step, so a lease
+        another node took after this one's lapsed is never deleted)."""
+        await self._release(keys=[key("ladder", "matchmaker")], args=[owner])
 
     async def next_index(self, ladder_id: str) -> int:
         """The number the ladder's next match gets. Nothing is reserved: :meth:`schedule` takes the
