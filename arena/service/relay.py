@@ -164,8 +164,8 @@ class Relay:
             if self.adopt is None:
                 raise ArenaError(f"node {self.node_id} does not start matches for other nodes")
             reply["match"] = await self.adopt(json.loads(message["spec"]))
-        except ArenaError as error:
-            reply |= {"error": type(error).__name__, "text": str(error)}
+        except (ArenaError, KeyError, TypeError, ValueError) as error:  # a spec it cannot read: say so now
+            reply |= {"error": type(error).__name__, "text": str(error)[:300]}
         self.send(message["origin"], reply)
 
     def follow(self, seat: RelaySeat) -> None:

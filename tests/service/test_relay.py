@@ -232,3 +232,17 @@ def test_a_message_of_an_unknown_kind_is_refused_naming_it(client: aioredis.Redi
     with pytest.raises(StoredDataError, match=r"\(300 characters\)"):
         RelayKind.parse("x" * 300)
     assert json.loads(json.dumps(RelayKind.ANSWER)) == "answer"
+
+
+async def test_a_spec_the_other_node_cannot_read_is_answered_not_left_to_time_out(nodes: tuple[Node, Node]) -> None:
+    a, b = nodes
+
+    async def adopt(spec: dict[str, Any]) -> str:
+        return str(spec["bot_names"])  # this spec has none: a KeyError, as a spec from a newer node may give
+
+    b.relay.adopt = adopt
+    asked = asyncio.ensure_future(a.relay.start_at("node-b", {"game": "5211"}, seconds=5))
+    await b.pump(1)
+    await a.pump(1)
+    reply = await asyncio.wait_for(asked, 1)
+    assert reply["error"] == "KeyError" and "bot_names" in reply["text"]
