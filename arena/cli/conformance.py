@@ -23,7 +23,7 @@ EXIT_MISMATCH: Final = 1
 EXIT_ERROR: Final = 2
 
 
-CASE_FILES = Path(__file__).resolve().parent.parent / "docs" / "conformance"
+CASE_FILES = Path(__file__).resolve().parents[2] / "docs" / "conformance"
 """The public case files of every game, in the repository (``docs/conformance/GAME/*.json``)."""
 
 
