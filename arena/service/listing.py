@@ -21,7 +21,8 @@ from arena.errors import InvalidPageTokenError
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.service.matches import MATCH_ID, MatchManager
-from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position, league_of
+from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position, ladder_of, league_of
+from arena.store.specs import SpecKind
 
 PENDING_SCAN = 1000
 """The most schedule slots of leagues one list call looks at for queued matches."""
@@ -54,7 +55,7 @@ class ListPosition:
             raise InvalidPageTokenError(_bad_token(token)) from error
         if not math.isfinite(moment) or not MATCH_ID.fullmatch(match_id):
             raise InvalidPageTokenError(_bad_token(token))
-        if kind is Phase.PENDING and not league_of(match_id):
+        if kind is Phase.PENDING and not (league_of(match_id) or ladder_of(match_id)):
             raise InvalidPageTokenError(_bad_token(token))
         return cls(kind, (moment, match_id))
 
@@ -132,18 +133,27 @@ class MatchLister:
         if self.leagues is None:
             return [], None
         store = self.leagues.store
-        ids = [query.league] if query.league else await store.active_ids()
+        ids = [query.league or query.ladder] if query.league or query.ladder else await store.active_ids()
         created = await store.created_at(ids)
         order = sorted(created.items(), key=lambda item: (item[1], item[0]), reverse=True)
         after_league, after_index = "", -1
         if after is not None:
-            after_league, after_index = league_of(after[1]), int(after[1].split(".")[1])
+            after_league = league_of(after[1]) or ladder_of(after[1])
+            after_index = int(after[1].split(".")[1])
             order = [(i, c) for i, c in order if (c, i) < (after[0], after_league) or i == after_league]
         found: list[MatchSummary] = []
         budget = PENDING_SCAN
         for league_id, created_at in order:
             spec = await store.spec(league_id) or {}
             start = after_index + 1 if league_id == after_league else 0
+            if SpecKind.of(spec) is SpecKind.LADDER:  # its queued matches are its few open ones
+                for match in await store.waiting(league_id):
+                    info = _queued_info(match, spec, created_at)
+                    if int(match.get("index", -1)) >= start and query.fits(info):
+                        found.append(info)
+                        if len(found) == limit:
+                            return found, info.position
+                continue
             while True:
                 if budget <= 0:
                     return found, (created_at, f"{league_id}.{start - 1:05d}")

@@ -250,8 +250,15 @@ class LeagueStore:
         """When each of these leagues was created (unknown ones are left out), in one round trip."""
         if not league_ids:
             return {}
-        scores = await self.r.zmscore(key("leagues"), list(league_ids))
-        return {i: float(s) for i, s in zip(league_ids, scores, strict=True) if s is not None}
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.zmscore(key("leagues"), list(league_ids))
+            pipe.zmscore(key("ladders"), list(league_ids))  # a ladder's matches are kept as a league's
+            leagues, ladders = await pipe.execute()
+        return {
+            i: float(s if s is not None else t)
+            for i, s, t in zip(league_ids, leagues, ladders, strict=True)
+            if s is not None or t is not None
+        }
 
     async def queued(self, league_id: str, start: int, count: int) -> tuple[list[dict[str, Any]], int]:
         """The scheduled matches among the league's indexes ``start`` to ``start + count - 1`` that
@@ -268,6 +275,18 @@ class LeagueStore:
             return [], int(total)
         raw = await self.r.hmget(self._key(league_id, "matches"), waiting)
         return [json.loads(r) for r in raw if r], int(total)
+
+    async def waiting(self, ladder_id: str) -> list[dict[str, Any]]:
+        """A ladder's scheduled matches still to be played and not being played, in schedule order:
+        its open matches (as many as its matchmaker keeps queued, not its whole history) less the
+        running ones. Two round trips."""
+        ids = sorted(text(m) for m in await self.r.smembers(self._key(ladder_id, "open")))
+        if not ids:
+            return []
+        running = await self.r.smismember(self._key(ladder_id, "running"), ids)
+        waiting = [m for m, r in zip(ids, running, strict=True) if not r]
+        raw = await self.r.hmget(self._key(ladder_id, "matches"), waiting) if waiting else []
+        return [json.loads(r) for r in raw if r]
 
     async def active_ids(self) -> list[str]:
         """Leagues with matches still to be played."""

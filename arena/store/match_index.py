@@ -16,8 +16,8 @@ from arena.games.base import Outcome
 from arena.referee.record import MatchRecord, outcome_from_dict
 from arena.referee.timecontrol import TimeControl
 
-LADDER_MATCH = re.compile(r"(LD[0-9a-f]{8})\.\d+\.")
-"""The referee's id of a ladder's match: the ladder's id, the match's number, a run suffix."""
+LADDER_MATCH = re.compile(r"(LD[0-9a-f]{8})\.\d+(?:\.|$)")
+"""A ladder's match: the ladder's id and the match's number (scheduled), then a run suffix (each run)."""
 
 
 def ladder_of(match_id: str) -> str:

@@ -240,7 +240,7 @@ class ListMatchesRequest(_message.Message):
     LADDER_ID_FIELD_NUMBER: _builtins.int
     state: Global___MatchState.ValueType
     """Only matches in this state; unspecified = any state. PENDING lists the queued matches of
-    leagues (a node without Redis has none).
+    leagues and ladders (a node without Redis has none).
     """
     game: _builtins.str
     """Only matches of this game; empty = any game."""
@@ -483,8 +483,8 @@ class MatchSummary(_message.Message):
 
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
-        """When the match was queued: its league's creation for a league match, its start for an ad-hoc
-        one.
+        """When the match was queued: its league's (or ladder's) creation for a league (ladder) match,
+        its start for an ad-hoc one.
         """
 
     @_builtins.property

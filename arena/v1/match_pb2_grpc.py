@@ -82,8 +82,8 @@ class MatchServiceServicer:
 
     def ListMatches(self, request, context):
         """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
-        nodes sharing one Redis; newest started first), then queued league matches (PENDING; newest
-        league first, each in the order it plays them), then finished ones (newest ended first). A
+        nodes sharing one Redis; newest started first), then queued league and ladder matches (PENDING;
+        newest league or ladder first, each in the order it plays them), then finished ones (newest ended first). A
         page may hold fewer than page_size summaries while next_page_token is set (the server bounds
         the work of one call); keep paging until it is empty.
         """

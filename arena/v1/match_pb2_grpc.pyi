@@ -54,8 +54,8 @@ class MatchServiceStub:
     """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]
     """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
-    nodes sharing one Redis; newest started first), then queued league matches (PENDING; newest
-    league first, each in the order it plays them), then finished ones (newest ended first). A
+    nodes sharing one Redis; newest started first), then queued league and ladder matches (PENDING;
+    newest league or ladder first, each in the order it plays them), then finished ones (newest ended first). A
     page may hold fewer than page_size summaries while next_page_token is set (the server bounds
     the work of one call); keep paging until it is empty.
     """
@@ -84,8 +84,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
-    nodes sharing one Redis; newest started first), then queued league matches (PENDING; newest
-    league first, each in the order it plays them), then finished ones (newest ended first). A
+    nodes sharing one Redis; newest started first), then queued league and ladder matches (PENDING;
+    newest league or ladder first, each in the order it plays them), then finished ones (newest ended first). A
     page may hold fewer than page_size summaries while next_page_token is set (the server bounds
     the work of one call); keep paging until it is empty.
     """
@@ -129,8 +129,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_match_pb2.ListMatchesResponse, _abc.Awaitable[_match_pb2.ListMatchesResponse]]:
         """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
-        nodes sharing one Redis; newest started first), then queued league matches (PENDING; newest
-        league first, each in the order it plays them), then finished ones (newest ended first). A
+        nodes sharing one Redis; newest started first), then queued league and ladder matches (PENDING;
+        newest league or ladder first, each in the order it plays them), then finished ones (newest ended first). A
         page may hold fewer than page_size summaries while next_page_token is set (the server bounds
         the work of one call); keep paging until it is empty.
         """
