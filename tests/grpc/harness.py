@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 import pytest
 import redis
+import redis.asyncio as aioredis
 
 from arena import catalogue
 from arena.grpc.server import GrpcServer, start_server
@@ -102,6 +103,17 @@ def arena_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRe
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+async def arena_client(arena_redis: EmbeddedRedis) -> AsyncIterator[aioredis.Redis]:
+    """A client of the session's redis-server, whose database the test starts empty."""
+    client = connect(arena_redis.url)
+    await client.flushdb()
+    try:
+        yield client
+    finally:
+        await client.aclose()
 
 
 @pytest.fixture
