@@ -36,5 +36,5 @@ def redis7(tmp_path: Path) -> Iterator[EmbeddedRedis]:
 
 
 # The arena fixture (a real gRPC server per test) is shared by every test package.
-from tests.grpc.harness import arena, game_arena  # noqa: E402, F401
+from tests.grpc.harness import arena, arena_client, arena_redis, game_arena  # noqa: E402, F401
 from tests.queue.harness import leagues  # noqa: E402, F401

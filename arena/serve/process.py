@@ -180,6 +180,33 @@ def open_store(config: ServeConfig) -> tuple[EmbeddedRedis | None, str]:
     return embedded, embedded.url
 
 
+def redis_node(
+    client: aioredis.Redis,
+    admin_token: str | None,
+    open_registration: bool = False,
+    keep_alive_seconds: float = 15.0,
+    limits: Limits | None = None,
+    metrics: ArenaMetrics | None = None,
+) -> ArenaNode:
+    """A node's bot registry, sessions, matches and client book on this Redis, with its metrics;
+    ``arena serve`` adds leagues, ladders, the relay and the node directory (``start_node``)."""
+    clock = MonotonicClock()
+    hub = SessionHub(clock)
+    metrics = metrics or ArenaMetrics()
+    node = ArenaNode(
+        registry=BotRegistry(RedisTokenStore(client), admin_token, open_registration),
+        hub=hub,
+        matches=MatchManager(hub, clock, RedisRecordStore(client), metrics),
+        clock=clock,
+        keep_alive_seconds=keep_alive_seconds,
+        metrics=metrics,
+        limits=limits or Limits(),
+        clients=RedisClientBook(client),
+    )
+    node.watch_gauges()
+    return node
+
+
 async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -> RunningNode:
     if not config.shared_port:
         startup.check_port_free(config.address, "--address")
@@ -193,28 +220,17 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     await startup.check_redis(url)
     client = connect(url)
     started.push_async_callback(client.aclose)
-    clock = MonotonicClock()
-    hub = SessionHub(clock)
     try:
         admin = admin_token_for(config)
     except OSError as error:
         raise StartupError(f"cannot keep the admin token in the data folder {config.data_dir}: {error}") from error
     metrics = ArenaMetrics()
-    node = ArenaNode(
-        registry=BotRegistry(RedisTokenStore(client), admin, config.open_registration),
-        hub=hub,
-        matches=MatchManager(hub, clock, RedisRecordStore(client), metrics),
-        clock=clock,
-        keep_alive_seconds=config.keep_alive_seconds,
-        metrics=metrics,
-        limits=config.limits,
-        clients=RedisClientBook(client),
-    )
+    node = redis_node(client, admin, config.open_registration, config.keep_alive_seconds, config.limits, metrics)
+    clock, hub = node.clock, node.hub
     node.leagues = leagues = LeagueService(
         LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays, config.limits
     )
     node.ladders = LadderService(LadderStore(client), leagues.queue, clock)
-    node.watch_gauges()
     node_id = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
     matchmaker = Matchmaker(node.ladders, node_id)
     worker = RefereeWorker(

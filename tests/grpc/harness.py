@@ -10,18 +10,24 @@ import asyncio
 import contextlib
 import dataclasses
 import subprocess
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
+import redis
+import redis.asyncio as aioredis
 
 from arena import catalogue
 from arena.grpc.server import GrpcServer, start_server
 from arena.node import ArenaNode
 from arena.referee.timecontrol import TimeControl
 from arena.serve.launch import start_serve
+from arena.serve.process import redis_node as serve_node
 from arena.service.limits import Limits
+from arena.store.embedded import EmbeddedRedis
+from arena.store.redis_stores import connect
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.grpc.rawbot import Chooser, RawBot
 
@@ -85,38 +91,72 @@ class Arena:
         return response.record
 
 
+@pytest.fixture(scope="session")
+def arena_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    """The arena's embedded redis-server that the ``arena`` fixtures' nodes keep their bots and
+    records in: one a test session (a pytest-xdist worker), its database emptied for each node.
+    These tests are not about surviving a crash, so it does not sync each write to disk."""
+    server = EmbeddedRedis(tmp_path_factory.mktemp("arena-redis")).start()
+    try:
+        with redis.Redis.from_url(server.url) as client:
+            client.config_set("appendfsync", "no")
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture
-async def arena() -> AsyncIterator[Arena]:
-    async with limited_arena() as served:
+async def arena_client(arena_redis: EmbeddedRedis) -> AsyncIterator[aioredis.Redis]:
+    """A client of the session's redis-server, whose database the test starts empty."""
+    client = connect(arena_redis.url)
+    await client.flushdb()
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+async def arena(arena_redis: EmbeddedRedis) -> AsyncIterator[Arena]:
+    async with limited_arena(arena_redis) as served:
         yield served
 
 
 @pytest.fixture(params=catalogue.names())
-async def game_arena(request: pytest.FixtureRequest) -> AsyncIterator[Arena]:
+async def game_arena(request: pytest.FixtureRequest, arena_redis: EmbeddedRedis) -> AsyncIterator[Arena]:
     """The ``arena`` fixture, once for each hosted game."""
-    async with limited_arena() as served:
+    async with limited_arena(arena_redis) as served:
         served.game = request.param
         yield served
 
 
 @contextlib.asynccontextmanager
-async def limited_arena(**limits: float) -> AsyncIterator[Arena]:
-    """The ``arena`` fixture's server (in-memory node, 1 s keep-alive), with these limits."""
-    node = ArenaNode.in_memory(admin_token=ADMIN)
-    node.keep_alive_seconds = 1.0
-    if limits:
-        node.limits = Limits(**limits)  # type: ignore[arg-type]
-    server = await start_server(node, "127.0.0.1:0")
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
-    arena = Arena(node, server, channel)
+async def redis_node(redis: EmbeddedRedis, admin_token: str | None = ADMIN, **options: Any) -> AsyncIterator[ArenaNode]:
+    """A node built the way ``arena serve`` builds its core (``arena.serve.process.redis_node``) on
+    ``redis``, whose database it starts empty; ``options`` are that function's."""
+    client = connect(redis.url)
+    await client.flushdb()
     try:
-        yield arena
+        yield serve_node(client, admin_token, **options)
     finally:
-        for bot in arena.bots:
-            await bot.stop()
-        await node.matches.shutdown(0.5)
-        await channel.close()
-        await server.stop(0.5)
+        await client.aclose()
+
+
+@contextlib.asynccontextmanager
+async def limited_arena(redis: EmbeddedRedis, **limits: float) -> AsyncIterator[Arena]:
+    """The ``arena`` fixture's server (a node on ``redis``, emptied first; 1 s keep-alive), with these limits."""
+    async with redis_node(redis, keep_alive_seconds=1.0, limits=Limits(**limits)) as node:  # type: ignore[arg-type]
+        server = await start_server(node, "127.0.0.1:0")
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+        arena = Arena(node, server, channel)
+        try:
+            yield arena
+        finally:
+            for bot in arena.bots:
+                await bot.stop()
+            await node.matches.shutdown(0.5)
+            await channel.close()
+            await server.stop(0.5)
 
 
 async def eventually(predicate: Callable[[], object], seconds: float = 10.0) -> None:

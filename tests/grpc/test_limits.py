@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
+from arena.store.embedded import EmbeddedRedis
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
@@ -58,8 +59,8 @@ def refused(arena: Arena, reason: str) -> float:
     return arena.node.metrics.hello_refused.labels(reason)._value.get()
 
 
-async def test_idle_tcp_connections_are_capped_and_dropped_and_a_bot_still_plays() -> None:
-    async with limited_arena(max_connections=50, handshake_timeout_seconds=3.0) as arena:
+async def test_idle_tcp_connections_are_capped_and_dropped_and_a_bot_still_plays(arena_redis: EmbeddedRedis) -> None:
+    async with limited_arena(arena_redis, max_connections=50, handshake_timeout_seconds=3.0) as arena:
         idle = [socket.create_connection(("127.0.0.1", arena.server.port)) for _ in range(200)]
         try:
             for sock in idle:
@@ -113,8 +114,8 @@ class StallingProxy:
             self.server.close()
 
 
-async def test_a_stalled_connection_without_fin_is_noticed_and_the_bot_disconnected() -> None:
-    async with limited_arena(keepalive_seconds=0.5, keepalive_timeout_seconds=1.0) as arena:
+async def test_a_stalled_connection_without_fin_is_noticed_and_the_bot_disconnected(arena_redis: EmbeddedRedis) -> None:
+    async with limited_arena(arena_redis, keepalive_seconds=0.5, keepalive_timeout_seconds=1.0) as arena:
         proxy = StallingProxy(arena.server.port)
         port = await proxy.start()
         try:
@@ -153,9 +154,9 @@ async def silent_streams(address: str, count: int) -> list[grpc.aio.AioRpcError]
             await channel.close()
 
 
-async def test_streams_without_a_hello_are_capped_and_ended_and_a_bot_still_plays() -> None:
+async def test_streams_without_a_hello_are_capped_and_ended_and_a_bot_still_plays(arena_redis: EmbeddedRedis) -> None:
     async with limited_arena(
-        max_pending_hellos=100, max_pending_hellos_per_peer=20, hello_timeout_seconds=1.0
+        arena_redis, max_pending_hellos=100, max_pending_hellos_per_peer=20, hello_timeout_seconds=1.0
     ) as arena:
         errors = await silent_streams(arena.address, 200)
         codes = [error.code() for error in errors]
@@ -173,9 +174,9 @@ async def test_streams_without_a_hello_are_capped_and_ended_and_a_bot_still_play
         await play_a_normal_match(arena, ("legit1", "legit2"))
 
 
-async def test_the_global_cap_on_streams_awaiting_a_hello_holds_over_every_peer() -> None:
+async def test_the_global_cap_on_streams_awaiting_a_hello_holds_over_every_peer(arena_redis: EmbeddedRedis) -> None:
     async with limited_arena(
-        max_pending_hellos=10, max_pending_hellos_per_peer=1000, hello_timeout_seconds=1.0
+        arena_redis, max_pending_hellos=10, max_pending_hellos_per_peer=1000, hello_timeout_seconds=1.0
     ) as arena:
         errors = await silent_streams(arena.address, 40)
         exhausted = [e for e in errors if e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED]
@@ -199,8 +200,8 @@ async def hello_with(address: str, token: str) -> grpc.aio.AioRpcError | None:
     return None
 
 
-async def test_token_guessing_is_locked_out_with_backoff_and_counted() -> None:
-    async with limited_arena(hello_failures=3, lockout_seconds=3.0) as arena:
+async def test_token_guessing_is_locked_out_with_backoff_and_counted(arena_redis: EmbeddedRedis) -> None:
+    async with limited_arena(arena_redis, hello_failures=3, lockout_seconds=3.0) as arena:
         token = await arena.register("owner")
         errors = [await hello_with(arena.address, f"guess-{i}") for i in range(8)]
         codes = [e.code() if e is not None else None for e in errors]
@@ -215,8 +216,8 @@ async def test_token_guessing_is_locked_out_with_backoff_and_counted() -> None:
         assert await hello_with(arena.address, token) is None
 
 
-async def test_a_ping_flood_ends_the_stream_and_a_normal_bot_is_untouched() -> None:
-    async with limited_arena(pings_per_second=5, ping_burst=20) as arena:
+async def test_a_ping_flood_ends_the_stream_and_a_normal_bot_is_untouched(arena_redis: EmbeddedRedis) -> None:
+    async with limited_arena(arena_redis, pings_per_second=5, ping_burst=20) as arena:
         flooder = await arena.connect("flooder")
         for _ in range(200):
             flooder.outbox.put_nowait(bot_pb2.ConnectRequest(ping=bot_pb2.Ping()))
@@ -233,8 +234,8 @@ async def test_a_ping_flood_ends_the_stream_and_a_normal_bot_is_untouched() -> N
 
 
 @pytest.mark.parametrize("count", [200])
-async def test_undecodable_first_messages_are_counted_not_logged_each(count: int) -> None:
-    async with limited_arena(hello_failures=10_000) as arena:
+async def test_undecodable_first_messages_are_counted_not_logged_each(count: int, arena_redis: EmbeddedRedis) -> None:
+    async with limited_arena(arena_redis, hello_failures=10_000) as arena:
         async with grpc.aio.insecure_channel(arena.address) as channel:
             connect = channel.stream_stream(
                 "/arena.v1.BotService/Connect", request_serializer=bytes, response_deserializer=bytes
@@ -247,8 +248,8 @@ async def test_undecodable_first_messages_are_counted_not_logged_each(count: int
         assert refused(arena, "undecodable") == count
 
 
-async def test_open_registration_is_rate_limited_and_grants_no_matches_or_leagues() -> None:
-    async with limited_arena(registrations_per_minute=3) as arena:
+async def test_open_registration_is_rate_limited_and_grants_no_matches_or_leagues(arena_redis: EmbeddedRedis) -> None:
+    async with limited_arena(arena_redis, registrations_per_minute=3) as arena:
         arena.node.registry.open_registration = True
         registry = registry_pb2_grpc.RegistryServiceStub(arena.channel)
         for i in range(3):

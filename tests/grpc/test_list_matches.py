@@ -18,9 +18,8 @@ from arena.referee.timecontrol import TimeControl
 from arena.service.matches import MemoryRecordStore
 from arena.store.embedded import EmbeddedRedis
 from arena.store.match_index import MatchQuery
-from arena.store.redis_stores import RedisRecordStore, connect
 from arena.v1 import match_pb2
-from tests.grpc.harness import ADMIN, Arena
+from tests.grpc.harness import ADMIN, Arena, redis_node
 
 BOTS = ("ann", "bob", "cat", "dan")
 
@@ -44,19 +43,20 @@ def record(i: int) -> MatchRecord:
 
 
 @contextlib.asynccontextmanager
-async def arena_with(store_kind: str, redis_url: str) -> AsyncIterator[Arena]:
-    client = connect(redis_url) if store_kind == "redis" else None
-    store = RedisRecordStore(client) if client is not None else MemoryRecordStore()
-    node = ArenaNode.in_memory(admin_token=ADMIN, records=store)
-    server = await start_server(node, "127.0.0.1:0")
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
-    try:
-        yield Arena(node, server, channel)
-    finally:
-        await channel.close()
-        await server.stop(0.5)
-        if client is not None:
-            await client.aclose()
+async def arena_with(store_kind: str, redis: EmbeddedRedis) -> AsyncIterator[Arena]:
+    """A served node on ``redis`` (emptied first), or the in-memory node of clients/cpp/scripts/versus.py."""
+    async with contextlib.AsyncExitStack() as stack:
+        if store_kind == "redis":
+            node = await stack.enter_async_context(redis_node(redis))
+        else:
+            node = ArenaNode.in_memory(admin_token=ADMIN)
+        server = await start_server(node, "127.0.0.1:0")
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+        try:
+            yield Arena(node, server, channel)
+        finally:
+            await channel.close()
+            await server.stop(0.5)
 
 
 async def list_all(arena: Arena, page_size: int, **filters: Any) -> list[match_pb2.MatchSummary]:
@@ -80,10 +80,10 @@ def expected(records: list[MatchRecord], bot: str = "") -> list[str]:
 
 @pytest.mark.parametrize("store_kind", ["memory", "redis"])
 async def test_listing_pages_an_index_filtered_before_paging_and_never_parses_a_record(
-    store_kind: str, redis_server: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+    store_kind: str, arena_redis: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     records = [record(i) for i in range(1000)]
-    async with arena_with(store_kind, redis_server.url) as arena:
+    async with arena_with(store_kind, arena_redis) as arena:
         for r in records:
             await arena.node.matches.store.save(r)
         parsed: list[str] = []

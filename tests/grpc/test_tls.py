@@ -11,8 +11,9 @@ import grpc
 import pytest
 
 from arena.grpc.server import TlsFiles, start_server
-from arena.node import ArenaNode
+from arena.store.embedded import EmbeddedRedis
 from arena.v1 import registry_pb2, registry_pb2_grpc
+from tests.grpc.harness import redis_node
 
 
 @pytest.fixture
@@ -27,25 +28,27 @@ def certificate(tmp_path: Path) -> TlsFiles:
     return TlsFiles(cert, key)
 
 
-async def test_a_tls_server_talks_to_a_client_that_trusts_it_only(certificate: TlsFiles) -> None:
-    node = ArenaNode.in_memory(open_registration=True)
-    server = await start_server(node, "127.0.0.1:0", certificate)
-    try:
-        credentials = grpc.ssl_channel_credentials(certificate.cert.read_bytes())
-        async with grpc.aio.secure_channel(
-            f"localhost:{server.port}", credentials, options=[("grpc.ssl_target_name_override", "localhost")]
-        ) as channel:
-            stub = registry_pb2_grpc.RegistryServiceStub(channel)
-            response = await stub.RegisterBot(registry_pb2.RegisterBotRequest(name="secure"), timeout=10)
-            assert len(response.token) >= 40
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as plain:
-            with pytest.raises(grpc.aio.AioRpcError) as refused:
-                await registry_pb2_grpc.RegistryServiceStub(plain).RegisterBot(
-                    registry_pb2.RegisterBotRequest(name="plain"), timeout=5
-                )
-            assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-    finally:
-        await server.stop(0.5)
+async def test_a_tls_server_talks_to_a_client_that_trusts_it_only(
+    certificate: TlsFiles, arena_redis: EmbeddedRedis
+) -> None:
+    async with redis_node(arena_redis, None, open_registration=True) as node:
+        server = await start_server(node, "127.0.0.1:0", certificate)
+        try:
+            credentials = grpc.ssl_channel_credentials(certificate.cert.read_bytes())
+            async with grpc.aio.secure_channel(
+                f"localhost:{server.port}", credentials, options=[("grpc.ssl_target_name_override", "localhost")]
+            ) as channel:
+                stub = registry_pb2_grpc.RegistryServiceStub(channel)
+                response = await stub.RegisterBot(registry_pb2.RegisterBotRequest(name="secure"), timeout=10)
+                assert len(response.token) >= 40
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as plain:
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await registry_pb2_grpc.RegistryServiceStub(plain).RegisterBot(
+                        registry_pb2.RegisterBotRequest(name="plain"), timeout=5
+                    )
+                assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+        finally:
+            await server.stop(0.5)
 
 
 def _openssl(*args: str) -> None:
@@ -70,67 +73,71 @@ def pki(tmp_path: Path) -> dict[str, Path]:
     return files
 
 
-async def test_with_client_ca_only_a_bot_with_a_certificate_from_that_ca_plays(pki: dict[str, Path]) -> None:
+async def test_with_client_ca_only_a_bot_with_a_certificate_from_that_ca_plays(
+    pki: dict[str, Path], arena_redis: EmbeddedRedis
+) -> None:
     from arena_bot import Bot, Turn
 
-    node = ArenaNode.in_memory(open_registration=True)
-    server = await start_server(node, "127.0.0.1:0", TlsFiles(pki["server"], pki["server-key"], pki["ca"]))
-    address = f"localhost:{server.port}"
-    try:
-        token = await node.registry.register("mutual")
-        ca = pki["ca"].read_bytes()
-        for cert, key in ((None, None), ("rogue", "rogue-key")):
-            credentials = grpc.ssl_channel_credentials(
-                ca, None if key is None else pki[key].read_bytes(), None if cert is None else pki[cert].read_bytes()
-            )
-            async with grpc.aio.secure_channel(address, credentials) as channel:
-                with pytest.raises(grpc.aio.AioRpcError) as refused:
-                    await registry_pb2_grpc.RegistryServiceStub(channel).RegisterBot(
-                        registry_pb2.RegisterBotRequest(name=f"no-{cert}"), timeout=5
-                    )
-                assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+    async with redis_node(arena_redis, None, open_registration=True) as node:
+        server = await start_server(node, "127.0.0.1:0", TlsFiles(pki["server"], pki["server-key"], pki["ca"]))
+        address = f"localhost:{server.port}"
+        try:
+            token = await node.registry.register("mutual")
+            ca = pki["ca"].read_bytes()
+            for cert, key in ((None, None), ("rogue", "rogue-key")):
+                credentials = grpc.ssl_channel_credentials(
+                    ca, None if key is None else pki[key].read_bytes(), None if cert is None else pki[cert].read_bytes()
+                )
+                async with grpc.aio.secure_channel(address, credentials) as channel:
+                    with pytest.raises(grpc.aio.AioRpcError) as refused:
+                        await registry_pb2_grpc.RegistryServiceStub(channel).RegisterBot(
+                            registry_pb2.RegisterBotRequest(name=f"no-{cert}"), timeout=5
+                        )
+                    assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
-        class First(Bot):
-            def act(self, turn: Turn) -> str:
-                return turn.legal_actions[0]
+            class First(Bot):
+                def act(self, turn: Turn) -> str:
+                    return turn.legal_actions[0]
 
-        bot = First()
-        task = asyncio.create_task(
-            bot.run_async(
-                address, token, root_certificates=pki["ca"], client_certificate=pki["client"],
-                client_key=pki["client-key"], initial_backoff=0.05,
-            )
-        )  # fmt: skip
-        for _ in range(500):
-            if node.hub.connected():
-                break
-            await asyncio.sleep(0.01)
-        assert [session.name for session in node.hub.connected()] == ["mutual"]
-        bot.stop()
-        await asyncio.wait_for(task, 10)
-    finally:
-        await server.stop(0.5)
+            bot = First()
+            task = asyncio.create_task(
+                bot.run_async(
+                    address, token, root_certificates=pki["ca"], client_certificate=pki["client"],
+                    client_key=pki["client-key"], initial_backoff=0.05,
+                )
+            )  # fmt: skip
+            for _ in range(500):
+                if node.hub.connected():
+                    break
+                await asyncio.sleep(0.01)
+            assert [session.name for session in node.hub.connected()] == ["mutual"]
+            bot.stop()
+            await asyncio.wait_for(task, 10)
+        finally:
+            await server.stop(0.5)
 
 
-async def test_the_admin_commands_reach_an_arena_that_wants_client_certificates(pki: dict[str, Path]) -> None:
-    node = ArenaNode.in_memory(admin_token="mtls-admin")
-    server = await start_server(node, "127.0.0.1:0", TlsFiles(pki["server"], pki["server-key"], pki["ca"]))
-    address = f"localhost:{server.port}"
-    common = ["--server", address, "--tls-ca", str(pki["ca"]), "--admin-token", "mtls-admin"]
+async def test_the_admin_commands_reach_an_arena_that_wants_client_certificates(
+    pki: dict[str, Path], arena_redis: EmbeddedRedis
+) -> None:
+    async with redis_node(arena_redis, "mtls-admin") as node:
+        server = await start_server(node, "127.0.0.1:0", TlsFiles(pki["server"], pki["server-key"], pki["ca"]))
+        address = f"localhost:{server.port}"
+        common = ["--server", address, "--tls-ca", str(pki["ca"]), "--admin-token", "mtls-admin"]
 
-    def arena(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "arena.cli", *args]
-        return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+        def arena(*args: str) -> subprocess.CompletedProcess[str]:
+            command = [sys.executable, "-m", "arena.cli", *args]
+            return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
-    try:
-        without = await asyncio.to_thread(arena, "register", "plain", *common)
-        assert without.returncode == 1 and "Traceback" not in without.stderr
-        cert = ["--tls-client-cert", str(pki["client"]), "--tls-client-key", str(pki["client-key"])]
-        made = await asyncio.to_thread(arena, "register", "mutual", *common, *cert)
-        assert made.returncode == 0, made.stderr
-        assert await node.registry.authenticate(made.stdout.strip()) == "mutual"
-        half = await asyncio.to_thread(arena, "register", "half", *common, cert[0], cert[1])
-        assert half.returncode == 2
-        assert half.stderr.strip() == "arena register: --tls-client-cert and --tls-client-key go together"
-    finally:
-        await server.stop(0.5)
+        try:
+            without = await asyncio.to_thread(arena, "register", "plain", *common)
+            assert without.returncode == 1 and "Traceback" not in without.stderr
+            cert = ["--tls-client-cert", str(pki["client"]), "--tls-client-key", str(pki["client-key"])]
+            made = await asyncio.to_thread(arena, "register", "mutual", *common, *cert)
+            assert made.returncode == 0, made.stderr
+            assert await node.registry.authenticate(made.stdout.strip()) == "mutual"
+            half = await asyncio.to_thread(arena, "register", "half", *common, cert[0], cert[1])
+            assert half.returncode == 2
+            assert half.stderr.strip() == "arena register: --tls-client-cert and --tls-client-key go together"
+        finally:
+            await server.stop(0.5)

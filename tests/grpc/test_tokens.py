@@ -4,14 +4,13 @@ connection is closed (UNAUTHENTICATED) and it can no longer Hello; tokens never 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+import redis.asyncio as aioredis
 
 from arena.service.auth import BotRegistry, MemoryTokenStore, TokenStore, hash_token
-from arena.store.embedded import EmbeddedRedis
-from arena.store.redis_stores import RedisTokenStore, connect
+from arena.store.redis_stores import RedisTokenStore
 from arena.v1 import common_pb2, registry_pb2, registry_pb2_grpc
 from tests.grpc.harness import ADMIN_METADATA, Arena
 from tests.grpc.rawbot import RawBot
@@ -98,15 +97,8 @@ async def test_a_connection_is_closed_when_its_token_is_revoked_elsewhere(arena:
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest, redis_server: EmbeddedRedis) -> AsyncIterator[TokenStore]:
-    if request.param == "memory":
-        yield MemoryTokenStore()
-        return
-    client = connect(redis_server.url)
-    try:
-        yield RedisTokenStore(client)
-    finally:
-        await client.aclose()
+def store(request: pytest.FixtureRequest, arena_client: aioredis.Redis) -> TokenStore:
+    return MemoryTokenStore() if request.param == "memory" else RedisTokenStore(arena_client)
 
 
 async def test_both_stores_revoke_and_rotate_alike(store: TokenStore) -> None:

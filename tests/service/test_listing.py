@@ -5,15 +5,17 @@ from __future__ import annotations
 import base64
 
 import pytest
+import redis.asyncio as aioredis
 
 from arena.errors import InvalidPageTokenError
 from arena.games.base import Outcome, Termination
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.service.listing import ListPosition, MatchLister
-from arena.service.matches import MatchManager, MemoryRecordStore
+from arena.service.matches import MatchManager
 from arena.service.sessions import SessionHub
 from arena.store.match_index import MatchQuery, Phase
+from arena.store.redis_stores import RedisRecordStore
 from tests.referee.doubles import ManualClock
 
 
@@ -33,9 +35,9 @@ def test_a_page_token_reads_back_and_anything_else_is_refused_by_name() -> None:
         assert token[:40] in str(refused.value)
 
 
-async def test_finished_matches_are_filtered_before_they_are_paged() -> None:
+async def test_finished_matches_are_filtered_before_they_are_paged(arena_client: aioredis.Redis) -> None:
     clock = ManualClock()
-    store = MemoryRecordStore()
+    store = RedisRecordStore(arena_client)
     outcome = Outcome(Termination.NORMAL, (1, 0), (1, 2))
     for n in range(9):
         players = ("ann", "bob") if n % 3 == 0 else ("cat", "dan")

@@ -20,25 +20,26 @@ import pytest
 from arena.games.lookup import get_game
 from arena.node import ArenaNode
 from arena.referee.record import final_state
-from arena.store.embedded import free_port
+from arena.store.embedded import EmbeddedRedis, free_port
 from arena.web.data import PAGE_SIZE
 from arena.web.frames import SECRET_FIELDS, replay_turns, to_json
 from arena.web.site import WebServer, start_web
+from tests.grpc.harness import redis_node
 from tests.test_serve_errors import common, serve_fails
 from tests.web.harness import engine_record
 
 
 @pytest.fixture
-async def web() -> AsyncIterator[tuple[WebServer, ArenaNode]]:
-    node = ArenaNode.in_memory(admin_token="x")
-    game = get_game("5211")
-    for number in range(2 * PAGE_SIZE + 5):
-        await node.matches.store.save(engine_record(game, 2, 918_273_645_000 + number, f"m{number:03d}"))
-    server = await start_web(node, "127.0.0.1", 0)
-    try:
-        yield server, node
-    finally:
-        await server.stop()
+async def web(arena_redis: EmbeddedRedis) -> AsyncIterator[tuple[WebServer, ArenaNode]]:
+    async with redis_node(arena_redis, "x") as node:
+        game = get_game("5211")
+        for number in range(2 * PAGE_SIZE + 5):
+            await node.matches.store.save(engine_record(game, 2, 918_273_645_000 + number, f"m{number:03d}"))
+        server = await start_web(node, "127.0.0.1", 0)
+        try:
+            yield server, node
+        finally:
+            await server.stop()
 
 
 async def fetch(url: str, method: str = "GET") -> tuple[int, Any, dict[str, str]]:
