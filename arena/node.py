@@ -5,15 +5,15 @@ from __future__ import annotations
 import dataclasses
 
 from arena.metrics import ArenaMetrics
-from arena.referee.clock import Clock, MonotonicClock
+from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
-from arena.service.auth import BotRegistry, MemoryTokenStore
+from arena.service.auth import BotRegistry
 from arena.service.ladders import LadderService
 from arena.service.leagues import LeagueService
 from arena.service.limits import Limits
-from arena.service.matches import MatchManager, RecordStore
+from arena.service.matches import MatchManager
 from arena.service.sessions import SessionHub
-from arena.store.clients import ClientBook, MemoryClientBook
+from arena.store.clients import ClientBook
 from arena.store.nodes import NodeDirectory
 
 
@@ -25,6 +25,8 @@ class ArenaNode:
     hub: SessionHub
     matches: MatchManager
     clock: Clock
+    clients: ClientBook
+    """The client programs (Hello's client name and version) each bot connected with, for its web page."""
     default_time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
     keep_alive_seconds: float = 15.0
     max_matches_per_connection: int = 10_000
@@ -37,35 +39,11 @@ class ArenaNode:
     """The heartbeats of this arena's nodes (Redis): None on a node without it."""
     limits: Limits = dataclasses.field(default_factory=Limits)
     """What clients may ask of this node (connections, Hellos, pings, registrations, league sizes)."""
-    clients: ClientBook = dataclasses.field(default_factory=MemoryClientBook)
-    """The client programs (Hello's client name and version) each bot connected with, for its web page."""
 
     def check_admin(self, token: str | None) -> None:
         """Starting matches and leagues needs the admin token, open registration or not: open
         registration lets anyone register a bot, not seat other people's bots."""
         self.registry.check_admin(token)
-
-    @classmethod
-    def in_memory(
-        cls,
-        admin_token: str | None = None,
-        open_registration: bool = False,
-        clock: Clock | None = None,
-        records: RecordStore | None = None,
-    ) -> ArenaNode:
-        """A node keeping everything in memory (tests, and a node without Redis)."""
-        clock = clock or MonotonicClock()
-        hub = SessionHub(clock)
-        metrics = ArenaMetrics()
-        node = cls(
-            registry=BotRegistry(MemoryTokenStore(), admin_token, open_registration),
-            hub=hub,
-            matches=MatchManager(hub, clock, records, metrics),
-            clock=clock,
-            metrics=metrics,
-        )
-        node.watch_gauges()
-        return node
 
     def watch_gauges(self) -> None:
         """Let the metrics read connected bots and active matches from this node."""

@@ -53,7 +53,7 @@ def hash_token(token: str) -> str:
 
 
 class TokenStore(Protocol):
-    """Where bot names and token hashes live (in memory, or Redis)."""
+    """Where bot names and token hashes live (Redis; a protocol so the registry names no client)."""
 
     async def add(self, name: str, token_hash: str, games: frozenset[str]) -> bool:
         """Store a new bot and its games; False if the name exists, regardless of case."""
@@ -75,52 +75,6 @@ class TokenStore(Protocol):
         """Give a bot a new token hash (None: no token at all), forgetting the old one at once;
         False if no bot has that name."""
         ...
-
-
-class MemoryTokenStore:
-    """Token hashes in a dict (a single node without Redis, and tests)."""
-
-    def __init__(self) -> None:
-        self._by_hash: dict[str, str] = {}
-        self._hashes: dict[str, str | None] = {}
-        """Each bot's current token hash (None once revoked)."""
-        self._names: dict[str, str] = {}
-        """Registered names by their casefolded form."""
-        self._games: dict[str, frozenset[str]] = {}
-
-    async def add(self, name: str, token_hash: str, games: frozenset[str]) -> bool:
-        """Store a new bot and its games; False if the name exists, regardless of case."""
-        if name.casefold() in self._names:
-            return False
-        self._names[name.casefold()] = name
-        self._hashes[name] = token_hash
-        self._by_hash[token_hash] = name
-        self._games[name] = games
-        return True
-
-    async def replace(self, name: str, token_hash: str | None) -> bool:
-        """Give a bot a new token hash (None: none); False if no bot has that name."""
-        if name not in self._hashes:
-            return False
-        old = self._hashes[name]
-        if old is not None:
-            del self._by_hash[old]
-        self._hashes[name] = token_hash
-        if token_hash is not None:
-            self._by_hash[token_hash] = name
-        return True
-
-    async def games_of(self, name: str) -> frozenset[str] | None:
-        """The games a bot is registered for; None if there is no such bot."""
-        return self._games.get(name)
-
-    async def name_for(self, token_hash: str) -> str | None:
-        """The bot with this token hash, if any."""
-        return self._by_hash.get(token_hash)
-
-    async def names(self) -> list[str]:
-        """Every registered bot name."""
-        return sorted(self._hashes)
 
 
 class BotRegistry:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import bisect
 import contextlib
 import dataclasses
 import logging
@@ -33,7 +32,7 @@ from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
-from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position, index_names
+from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position
 from arena.store.running import RunningIndex
 from arena.store.slots import SlotBroker, Slots
 
@@ -89,61 +88,6 @@ class RecordStore(Protocol):
         ...
 
 
-class MemoryRecordStore:
-    """Records in a dict, oldest evicted past ``capacity``; sorted indexes for the lists."""
-
-    def __init__(self, capacity: int = 100_000) -> None:
-        self.capacity = capacity
-        self._records: dict[str, MatchRecord] = {}
-        self._sealed: dict[str, dict[str, MatchRecord]] = {}
-        self._summaries: dict[str, MatchSummary] = {}
-        self._indexes: dict[tuple[str, ...], list[Position]] = {}
-
-    async def save(self, record: MatchRecord) -> None:
-        """Store a finished record and list it in its indexes."""
-        if record.match_id in self._records:
-            self._forget(record.match_id)
-        info = MatchSummary.of_record(record)
-        self._records[record.match_id] = record
-        self._summaries[record.match_id] = info
-        for name in index_names(info):
-            bisect.insort(self._indexes.setdefault(name, []), (info.ended_at, info.match_id))
-        while len(self._records) > self.capacity:
-            self._forget(next(iter(self._records)))
-
-    def _forget(self, match_id: str) -> None:
-        self._records.pop(match_id)
-        info = self._summaries.pop(match_id)
-        for name in index_names(info):
-            index = self._indexes[name]
-            del index[bisect.bisect_left(index, (info.ended_at, info.match_id))]
-            if not index:
-                del self._indexes[name]
-
-    async def get(self, match_id: str) -> MatchRecord | None:
-        """A stored record."""
-        return self._records.get(match_id)
-
-    async def page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchSummary]:
-        """Newest ended first, after ``after``, from the sorted index of the query."""
-        index = self._indexes.get(query.index_keys(), [])
-        end = len(index) if after is None else bisect.bisect_left(index, after)
-        return [self._summaries[match_id] for _, match_id in reversed(index[max(0, end - limit) : end])]
-
-    async def hold(self, seal: str, record: MatchRecord) -> None:
-        """Keep a finished record apart until ``release(seal)``."""
-        self._sealed.setdefault(seal, {})[record.match_id] = record
-
-    async def held(self, match_id: str) -> MatchRecord | None:
-        """The record if it is held under a seal (None if it is not held)."""
-        return next((held[match_id] for held in self._sealed.values() if match_id in held), None)
-
-    async def release(self, seal: str) -> None:
-        """Store every record held under ``seal`` as any other (idempotent)."""
-        for record in self._sealed.pop(seal, {}).values():
-            await self.save(record)
-
-
 @dataclasses.dataclass(slots=True)
 class RunningMatch:
     """A match in progress on this node."""
@@ -161,15 +105,13 @@ class RunningMatch:
 class MatchManager:
     """Starts and tracks matches between bots connected to this node."""
 
-    def __init__(
-        self, hub: SessionHub, clock: Clock, store: RecordStore | None = None, metrics: MatchMetrics | None = None
-    ) -> None:
+    def __init__(self, hub: SessionHub, clock: Clock, store: RecordStore, metrics: MatchMetrics | None = None) -> None:
         self.hub = hub
         self.clock = clock
         self.metrics = metrics
         self.relay: Relay | None = None
         """Set on a node that shares Redis with others: lets matches seat bots connected elsewhere."""
-        self.store: RecordStore = store or MemoryRecordStore()
+        self.store = store
         self.slots: SlotBroker | None = None
         """Set on a node with Redis: a bot's matches at once are counted over every node."""
         self.listing: RunningIndex | None = None

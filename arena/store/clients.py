@@ -52,26 +52,6 @@ def _parse(field: str, at: float) -> ClientSeen:
     return ClientSeen(name, version, at)
 
 
-class MemoryClientBook:
-    """Clients in a dict (a node without Redis)."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, dict[str, float]] = {}
-
-    async def seen(self, bot: str, name: str, version: str, at: float) -> None:
-        """Record that ``bot`` connected with client program ``name`` ``version`` at ``at`` (texts truncated;
-        the oldest entries beyond the limit are dropped)."""
-        values = self._seen.setdefault(bot, {})
-        values[f"{name[:MAX_TEXT]}{SEPARATOR}{version[:MAX_TEXT]}"] = at
-        for old in _trim(values):
-            del values[old]
-
-    async def clients(self, bot: str) -> list[ClientSeen]:
-        """Last seen first."""
-        values = self._seen.get(bot, {})
-        return sorted((_parse(f, at) for f, at in values.items()), key=lambda c: -c.last_seen)
-
-
 class RedisClientBook:
     """Clients in one small hash per bot."""
 

@@ -12,14 +12,11 @@ import pytest
 
 from arena.games.base import Outcome, Termination
 from arena.grpc.server import start_server
-from arena.node import ArenaNode
 from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
-from arena.service.matches import MemoryRecordStore
 from arena.store.embedded import EmbeddedRedis
-from arena.store.match_index import MatchQuery
 from arena.v1 import match_pb2
-from tests.grpc.harness import ADMIN, Arena, redis_node
+from tests.grpc.harness import Arena, redis_node
 
 BOTS = ("ann", "bob", "cat", "dan")
 
@@ -43,13 +40,10 @@ def record(i: int) -> MatchRecord:
 
 
 @contextlib.asynccontextmanager
-async def arena_with(store_kind: str, redis: EmbeddedRedis) -> AsyncIterator[Arena]:
-    """A served node on ``redis`` (emptied first), or the in-memory node of clients/cpp/scripts/versus.py."""
+async def arena_with(redis: EmbeddedRedis) -> AsyncIterator[Arena]:
+    """A served node on ``redis`` (emptied first)."""
     async with contextlib.AsyncExitStack() as stack:
-        if store_kind == "redis":
-            node = await stack.enter_async_context(redis_node(redis))
-        else:
-            node = ArenaNode.in_memory(admin_token=ADMIN)
+        node = await stack.enter_async_context(redis_node(redis))
         server = await start_server(node, "127.0.0.1:0")
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
         try:
@@ -78,12 +72,11 @@ def expected(records: list[MatchRecord], bot: str = "") -> list[str]:
     return [r.match_id for r in sorted(kept, key=lambda r: (r.ended_at, r.match_id), reverse=True)]
 
 
-@pytest.mark.parametrize("store_kind", ["memory", "redis"])
 async def test_listing_pages_an_index_filtered_before_paging_and_never_parses_a_record(
-    store_kind: str, arena_redis: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+    arena_redis: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     records = [record(i) for i in range(1000)]
-    async with arena_with(store_kind, arena_redis) as arena:
+    async with arena_with(arena_redis) as arena:
         for r in records:
             await arena.node.matches.store.save(r)
         parsed: list[str] = []
@@ -138,14 +131,3 @@ async def test_a_malformed_page_token_is_invalid_argument_naming_it(arena: Arena
         await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_token=token))
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert f"invalid page token {token[:40]!r}" in (raised.value.details() or "")
-
-
-async def test_the_memory_store_forgets_its_oldest_records_from_every_index() -> None:
-    store = MemoryRecordStore(capacity=10)
-    for i in range(30):
-        await store.save(record(i))
-    ids = [info.match_id for info in await store.page(MatchQuery(), None, 100)]
-    assert sorted(ids) == [f"m{i:05d}" for i in range(20, 30)]
-    for bot in BOTS:
-        listed = await store.page(MatchQuery(bot=bot), None, 100)
-        assert {info.match_id for info in listed} == {i for i in ids if bot in record(int(i[1:])).bot_names}

@@ -9,7 +9,7 @@ import grpc
 import pytest
 import redis.asyncio as aioredis
 
-from arena.service.auth import BotRegistry, MemoryTokenStore, TokenStore, hash_token
+from arena.service.auth import BotRegistry, TokenStore, hash_token
 from arena.store.redis_stores import RedisTokenStore
 from arena.v1 import common_pb2, registry_pb2, registry_pb2_grpc
 from tests.grpc.harness import ADMIN_METADATA, Arena
@@ -96,12 +96,12 @@ async def test_a_connection_is_closed_when_its_token_is_revoked_elsewhere(arena:
     assert bot.error is not None and bot.error.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
-@pytest.fixture(params=["memory", "redis"])
-def store(request: pytest.FixtureRequest, arena_client: aioredis.Redis) -> TokenStore:
-    return MemoryTokenStore() if request.param == "memory" else RedisTokenStore(arena_client)
+@pytest.fixture
+def store(arena_client: aioredis.Redis) -> TokenStore:
+    return RedisTokenStore(arena_client)
 
 
-async def test_both_stores_revoke_and_rotate_alike(store: TokenStore) -> None:
+async def test_the_token_store_revokes_and_rotates(store: TokenStore) -> None:
     bots = BotRegistry(store, "admin")
     first = await bots.register("frank", "admin")
     assert await bots.authenticate(first) == "frank"

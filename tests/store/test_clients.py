@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
-from arena.store.clients import MAX_CLIENTS, MAX_TEXT, ClientBook, ClientSeen, MemoryClientBook, RedisClientBook
+from arena.store.clients import MAX_CLIENTS, MAX_TEXT, ClientBook, ClientSeen, RedisClientBook
 
 
-@pytest.fixture(params=["memory", "redis"])
-def book(request: pytest.FixtureRequest, client: aioredis.Redis) -> ClientBook:
-    return MemoryClientBook() if request.param == "memory" else RedisClientBook(client)
+@pytest.fixture
+def book(client: aioredis.Redis) -> ClientBook:
+    return RedisClientBook(client)
 
 
 async def test_clients_are_listed_last_seen_first_with_one_entry_per_name_and_version(book: ClientBook) -> None:

@@ -1,4 +1,4 @@
-"""Measure the C++ heuristic bot against the C++ random bot on a real, in-process arena server.
+"""Measure the C++ heuristic bot against the C++ random bot on a real, in-process arena node (its own Redis).
 
 One `bin/bot --strategy heuristic` and P-1 `bin/bot --strategy random` processes play N matches of
 P-player 5211 (the heuristic's seat rotates, seeds 1..N); prints the heuristic's win rate, average
@@ -15,18 +15,22 @@ import asyncio
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from arena.games.base import Termination
 from arena.grpc.server import start_server
-from arena.node import ArenaNode
+from arena.serve.process import redis_node
+from arena.store.embedded import EmbeddedRedis
+from arena.store.redis_stores import connect
 
 BOT = Path(__file__).resolve().parents[1] / "bin" / "bot"
 ADMIN = "versus-admin"
 
 
-async def main(matches: int, players: int, parallel: int) -> None:
-    node = ArenaNode.in_memory(admin_token=ADMIN)
+async def main(matches: int, players: int, parallel: int, redis_url: str) -> None:
+    client = connect(redis_url)
+    node = redis_node(client, ADMIN)
     server = await start_server(node, "127.0.0.1:0")
     names = ["heuristic"] + [f"random{i}" for i in range(1, players)]
     processes: list[asyncio.subprocess.Process] = []
@@ -52,7 +56,7 @@ async def main(matches: int, players: int, parallel: int) -> None:
             async with gate:
                 shift = index % players
                 seats = names[shift:] + names[:shift]
-                match_id = node.matches.start("5211", seats, seed=index + 1)
+                match_id = await node.matches.start("5211", seats, seed=index + 1)
                 record = await node.matches.wait(match_id)
             outcome = record.outcome
             if outcome is None or outcome.termination is not Termination.NORMAL:
@@ -82,6 +86,7 @@ async def main(matches: int, players: int, parallel: int) -> None:
                 await process.wait()
         await node.matches.shutdown(0.5)
         await server.stop(0.5)
+        await client.aclose()
 
 
 if __name__ == "__main__":
@@ -90,5 +95,10 @@ if __name__ == "__main__":
     parser.add_argument("--players", type=int, default=2, choices=range(2, 6))
     parser.add_argument("--parallel", type=int, default=16, help="matches at once")
     args = parser.parse_args()
-    asyncio.run(main(args.matches, args.players, args.parallel))
+    with tempfile.TemporaryDirectory() as data:
+        redis = EmbeddedRedis(Path(data) / "redis").start()  # the node's store, as arena serve's
+        try:
+            asyncio.run(main(args.matches, args.players, args.parallel, redis.url))
+        finally:
+            redis.stop()
     sys.exit(0)
