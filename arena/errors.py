@@ -41,7 +41,8 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── NotFoundError (also KeyError)        the web site has nothing at that address (404; arena.web)
     ├── BadFilterError (also ValueError)     a web filter or page value that cannot be one (400)
     ├── StartupError                         a node cannot start (arena.serve.startup): one line for the
-    │   └── NodeIdTakenError                 operator; another live node holds this node id
+    │   ├── NodeIdTakenError                 operator; another live node holds this node id
+    │   └── LimitsError (also ValueError)    a limit flag out of range, or above the open-files limit
     ├── OperatorError                        an operator's mistake on the command line (arena.cli)
     │   └── AdminTokenMissingError           no admin token anywhere the command looks
     ├── PlayerError                          a player named to ``arena play`` that is no bot (arena.cli.play)
@@ -236,6 +237,10 @@ class StartupError(ArenaError):
 
 class NodeIdTakenError(StartupError):
     """Another live node holds this node id."""
+
+
+class LimitsError(StartupError, ValueError):
+    """A limit flag that is not positive, or ``--max-connections`` above the open-files limit."""
 
 
 class OperatorError(ArenaError):

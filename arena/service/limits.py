@@ -24,7 +24,7 @@ import resource
 from collections import OrderedDict
 from typing import Any
 
-from arena.errors import LimitExceededError
+from arena.errors import LimitExceededError, LimitsError
 
 MAX_PEERS = 10_000
 """Entries kept per per-peer table; the least recently used are forgotten first."""
@@ -65,7 +65,7 @@ class Limits:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             if not value > 0:
-                raise ValueError(f"--{field.name.replace('_', '-')} must be positive, not {value!r}")
+                raise LimitsError(f"--{field.name.replace('_', '-')} must be positive, not {value!r}")
 
 
 MAX_LOCKOUT_SECONDS = 3600.0
@@ -74,7 +74,7 @@ RESERVED_FILES = 256
 
 
 def raise_open_files_limit(max_connections: int) -> int:
-    """Raise RLIMIT_NOFILE's soft limit to the hard one; returns it. ``ValueError`` when
+    """Raise RLIMIT_NOFILE's soft limit to the hard one; returns it. ``LimitsError`` when
     ``max_connections`` does not fit below it with ``RESERVED_FILES`` to spare."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
@@ -85,7 +85,7 @@ def raise_open_files_limit(max_connections: int) -> int:
         except (ValueError, OSError):
             pass  # keep the soft limit we have
     if max_connections > soft - RESERVED_FILES:
-        raise ValueError(
+        raise LimitsError(
             f"--max-connections {max_connections} does not fit the open-files limit ({soft}, keeping "
             f"{RESERVED_FILES} spare): lower it to {max(1, soft - RESERVED_FILES)} or raise 'ulimit -n'"
         )
