@@ -32,9 +32,9 @@ import pytest
 from arena.referee.timecontrol import TimeControl
 from arena.service.sessions import CloseReason
 from arena.v1 import bot_pb2, common_pb2
-from arena.wire import record as wire_record
 from tests.grpc.harness import Arena, eventually
 from tests.grpc.rawbot import RawBot
+from tests.records import check_record
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = ROOT / "clients"
@@ -363,7 +363,7 @@ async def check_normal_record(arena: Arena, match_id: str, names: list[str]) -> 
     assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
     assert not record.outcome.forfeited_seats
     assert not record.rejections, list(record.rejections)
-    wire_record.check_record(record)
+    check_record(record)
 
 
 # Scenarios of test_go.py and test_typescript.py (bot names start with ``prefix``).
@@ -396,7 +396,7 @@ async def check_two_and_four_player_matches(kit: Kit, arena: Arena, logs: Path, 
             assert len(record.bot_names) == seats
             assert not record.rejections
             assert not any(decision.is_fallback for decision in record.decisions)
-            wire_record.check_record(record)
+            check_record(record)
         assert placings == list((await arena.record(four)).outcome.placings)
         assert not any(line.startswith(("rejected", "reconnecting")) for bot in procs for line in bot.lines)
 
@@ -427,7 +427,7 @@ async def check_invalid_first_action(kit: Kit, arena: Arena, logs: Path, prefix:
     ]
     assert int(rejected[2]) == record.rejections[0].sequence
     assert sum(d.is_fallback for d in record.decisions) == 1
-    wire_record.check_record(record)
+    check_record(record)
 
 
 async def check_dropped_stream(kit: Kit, arena: Arena, logs: Path, prefix: str) -> None:
@@ -453,7 +453,7 @@ async def check_dropped_stream(kit: Kit, arena: Arena, logs: Path, prefix: str) 
     assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
     assert not record.outcome.forfeited_seats
     assert not record.rejections
-    wire_record.check_record(record)
+    check_record(record)
 
 
 # Scenarios of test_rust.py and test_java.py.
@@ -519,7 +519,7 @@ async def check_rejection(kit: Kit, arena: Arena, logs: Path) -> None:
             (0, common_pb2.FAULT_INVALID_ACTION, "Z9")
         ]
         assert rejected == ["rejected", match_id, str(record.rejections[0].sequence), "FAULT_INVALID_ACTION"]
-        wire_record.check_record(record)
+        check_record(record)
 
 
 async def check_reconnect(kit: Kit, arena: Arena, logs: Path) -> None:

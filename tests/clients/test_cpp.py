@@ -18,10 +18,10 @@ import pytest
 
 from arena.service.sessions import CloseReason
 from arena.v1 import bot_pb2, common_pb2
-from arena.wire import record as wire_record
 from tests.clients import kits
 from tests.clients.kits import TC, Bots, Kit
 from tests.grpc.harness import Arena, eventually
+from tests.records import check_record
 
 KIT = Kit("cpp")
 
@@ -64,7 +64,7 @@ async def test_a_match_between_the_starter_bots_ends_normally_and_replays(
     assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
     assert not record.rejections
     assert ended == [f"ended {match_id} {placing}" for placing in record.outcome.placings]
-    wire_record.check_record(record)
+    check_record(record)
 
 
 async def test_one_bot_process_plays_several_matches_at_once(arena: Arena, cpp_bots: Bots) -> None:
@@ -99,7 +99,7 @@ async def test_an_invalid_first_answer_is_rejected_and_the_bot_plays_on(arena: A
     assert rejected == f"rejected {match_id} {rejection.sequence} FAULT_INVALID_ACTION"
     assert len(bad.starting("rejected")) == 1
     assert not good.starting("rejected")
-    wire_record.check_record(record)
+    check_record(record)
 
 
 async def test_a_dropped_stream_is_reconnected_and_the_match_finishes(arena: Arena, cpp_bots: Bots) -> None:
@@ -136,7 +136,7 @@ async def test_a_dropped_stream_is_reconnected_and_the_match_finishes(arena: Are
     record = await arena.record(match_id)
     assert not record.rejections, record.rejections
     assert not any(decision.is_fallback for decision in record.decisions)
-    wire_record.check_record(record)
+    check_record(record)
 
 
 async def test_a_refused_token_ends_the_bot_with_status_2(cpp_bots: Bots) -> None:

@@ -23,11 +23,11 @@ from arena import catalogue
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.v1 import common_pb2, league_pb2, league_pb2_grpc, match_pb2
-from arena.wire import record as wire_record
 from arena.wire.common import options_from_proto
 from tests.clients.kits import BotProcess, build_kit, python_bot, running_bots
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
 from tests.queue.harness import wait_done
+from tests.records import check_record
 
 TC = TimeControl(decision_allowance=5.0, time_bank=10.0, strike_limit=3, disconnect_grace=10.0)
 KIT_LANGUAGES = ("typescript", "go", "rust", "java", "cpp")
@@ -109,7 +109,7 @@ async def play(arena: Arena, game: str, names: list[str], seed: int, options: Ma
     match_id = await arena.start_match(names, seed=seed, tc=TC, game=game, **options)
     await eventually(lambda: match_id not in arena.node.matches.running, MATCH_SECONDS)
     record = await arena.record(match_id)
-    wire_record.check_record(record)
+    check_record(record)
     assert record.game == game
     assert list(record.bot_names) == names
     assert record.outcome.termination == common_pb2.TERMINATION_NORMAL, record.outcome
