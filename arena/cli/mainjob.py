@@ -132,9 +132,10 @@ def bot_processes(address: str, tokens: dict[str, str], lineup: Sequence[tuple[s
     finally:
         for process in processes:
             process.terminate()
+        deadline = time.monotonic() + 10  # one deadline for all: stopping never takes ten seconds a bot
         for process in processes:
             try:
-                process.wait(10)
+                process.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()

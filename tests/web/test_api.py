@@ -161,7 +161,18 @@ def test_arena_run_keep_open_prints_the_site_and_keeps_it_until_ctrl_c(tmp_path:
         assert overview["leagues"][0]["state"] == "finished"
         assert overview["bots_connected"] == 6
         process.send_signal(signal.SIGINT)
-        assert process.wait(60) == 0, process.stdout.read()
+        try:
+            code = process.wait(60)
+        except subprocess.TimeoutExpired:
+            tree = subprocess.run(
+                ["ps", "-o", "pid,ppid,stat,etime,args", "--ppid", str(process.pid)], check=False, capture_output=True
+            )
+            process.kill()
+            raise AssertionError(
+                f"arena run still running 60 s after Ctrl-C; its children:\n{tree.stdout.decode()}\n"
+                f"it said:\n{''.join(said)}{process.stdout.read()}"
+            ) from None
+        assert code == 0, process.stdout.read()
         with pytest.raises(urllib.error.URLError):
             urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5)
     finally:
