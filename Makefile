@@ -64,14 +64,18 @@ buf-breaking: $(STAMP) ## Fail if the wire contract breaks clients of the last r
 proto-release: $(STAMP) ## Record the current wire contract as the released one that buf-breaking checks against
 	$(BIN)/buf build -o proto/released.binpb
 
+UNIT := tests/games tests/league tests/wire tests/referee tests/service tests/store
+# The unit, property and conformance tests: no timing, no shared ports, so one worker a core.
+
 test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute: one worker a core)
-	$(BIN)/pytest -q -n 2 -m "not slow" tests/games tests/league tests/wire tests/referee tests/service tests/store
+	$(BIN)/pytest -q -n 2 -m "not slow" $(UNIT)
 
 chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the store's host crashing mid-league
 	$(PY) benchmarks/chaos.py
 
-pytest: $(STAMP) ## The tests alone
-	$(BIN)/pytest -q --durations=25
+pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the rest (servers, nodes, kits) one at a time
+	$(BIN)/pytest -q -n 2 --durations=10 $(UNIT)
+	$(BIN)/pytest -q --durations=25 $(addprefix --ignore=,$(UNIT)) tests
 
 bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py
