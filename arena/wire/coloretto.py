@@ -9,37 +9,26 @@ holds exactly the fields of the observation, which the engine already limits to 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from arena.errors import WireError
-from arena.games.coloretto.cards import CARDS, COLLECTABLE, Card, Collection
+from arena.games.coloretto.cards import CARDS, COLLECTABLE, Collection
 from arena.games.coloretto.scoring import Scoring, SeatScore
 from arena.games.coloretto.state import GameResult, Observation, RoundRecord, Take
 from arena.v1 import game_coloretto_pb2 as pb
+from arena.wire.common import Notation
 
-_CARD_BY_TEXT: Final = {str(card): card for card in CARDS}
 _OBSERVATION = pb.ColorettoObservation
 _SCORING_TO_PROTO: Final = {Scoring.BROWN: _OBSERVATION.SCORING_BROWN, Scoring.GREY: _OBSERVATION.SCORING_GREY}
 _SCORING_FROM_PROTO: Final = {value: key for key, value in _SCORING_TO_PROTO.items()}
 
 
-def card_from_text(text: str) -> Card:
-    """The card written ``text`` (exact notation, e.g. "A" or "+2"); raises ``WireError``."""
-    card = _CARD_BY_TEXT.get(text)
-    if card is None:
-        raise WireError(f"invalid Coloretto card {text[:40]!r} on the wire: expected A-G, J, +2 or LR")
-    return card
-
-
-def cards_to_proto(cards: Iterable[Card]) -> list[str]:
-    """Cards in notation."""
-    return [str(card) for card in cards]
-
-
-def cards_from_proto(texts: Iterable[str]) -> tuple[Card, ...]:
-    """Cards from notation, in the same order."""
-    return tuple(card_from_text(text) for text in texts)
+_NOTATION: Final = Notation(CARDS, "Coloretto card", "A-G, J, +2 or LR")
+card_from_text = _NOTATION.read
+"""The card written as text (exact notation); raises ``WireError``."""
+cards_to_proto = _NOTATION.write_all
+cards_from_proto = _NOTATION.read_all
 
 
 def collection_to_proto(collection: Collection) -> pb.ColorettoCards:

@@ -8,14 +8,44 @@ layer, which may import the referee; this package depends on ``arena.games`` alo
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Generic, TypeVar
 
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from arena.errors import WireError
 from arena.games.base import Outcome, Termination
 from arena.v1 import common_pb2
+
+T = TypeVar("T")
+
+# -- notation ---------------------------------------------------------------------------------------
+
+
+class Notation(Generic[T]):
+    """A game's cards (or tiles) as text on the wire: each written ``str(item)``, read back exactly."""
+
+    def __init__(self, items: Iterable[T], what: str, expected: str) -> None:
+        self._by_text = {str(item): item for item in items}
+        self._what = what
+        self._expected = expected
+
+    def read(self, text: str) -> T:
+        """The item written ``text``; raises ``WireError`` naming the text (truncated) and what is expected."""
+        item = self._by_text.get(text)
+        if item is None:
+            raise WireError(f"invalid {self._what} {text[:40]!r} on the wire: expected {self._expected}")
+        return item
+
+    def read_all(self, texts: Iterable[str]) -> tuple[T, ...]:
+        """Items from their notation, in the same order; raises ``WireError`` as :meth:`read`."""
+        return tuple(self.read(text) for text in texts)
+
+    @staticmethod
+    def write_all(items: Iterable[T]) -> list[str]:
+        """Items in notation, in the same order."""
+        return [str(item) for item in items]
+
 
 # -- termination ------------------------------------------------------------------------------------
 

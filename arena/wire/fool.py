@@ -14,13 +14,13 @@ from collections.abc import Iterable
 from typing import Final
 
 from arena.errors import WireError
-from arena.games.fool.cards import CARDS, Card, Colour
+from arena.games.fool.cards import CARDS, Colour
 from arena.games.fool.scoring import RoundResult, RoundSummary
 from arena.games.fool.state import Observation
 from arena.games.fool.trick import Play, Trick
 from arena.v1 import game_fool_pb2 as pb
+from arena.wire.common import Notation
 
-_CARD_BY_TEXT: Final = {str(card): card for card in CARDS}
 _COLOUR_TO_PROTO: Final = {
     None: pb.FOOL_COLOUR_UNSPECIFIED,
     Colour.GREEN: pb.FOOL_COLOUR_GREEN,
@@ -31,22 +31,11 @@ _COLOUR_TO_PROTO: Final = {
 _COLOUR_FROM_PROTO: Final = {value: key for key, value in _COLOUR_TO_PROTO.items()}
 
 
-def card_from_text(text: str) -> Card:
-    """The card written ``text`` (exact notation, e.g. "G12" or "W1"); raises ``WireError``."""
-    card = _CARD_BY_TEXT.get(text)
-    if card is None:
-        raise WireError(f"invalid FOOL! card {text[:40]!r} on the wire: expected G2-G27, R2-R23, Y2-Y21, B2-B15 or W1")
-    return card
-
-
-def cards_to_proto(cards: Iterable[Card]) -> list[str]:
-    """Cards in notation."""
-    return [str(card) for card in cards]
-
-
-def cards_from_proto(texts: Iterable[str]) -> tuple[Card, ...]:
-    """Cards from notation, in the same order."""
-    return tuple(card_from_text(text) for text in texts)
+_NOTATION: Final = Notation(CARDS, "FOOL! card", "G2-G27, R2-R23, Y2-Y21, B2-B15 or W1")
+card_from_text = _NOTATION.read
+"""The card written as text (exact notation); raises ``WireError``."""
+cards_to_proto = _NOTATION.write_all
+cards_from_proto = _NOTATION.read_all
 
 
 def colour_from_proto(value: pb.FoolColour.ValueType) -> Colour | None:

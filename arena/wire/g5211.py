@@ -17,8 +17,8 @@ from arena.games.g5211.cards import CARDS, Card, Colour
 from arena.games.g5211.scoring import RoundResult, ScoringKind
 from arena.games.g5211.state import Observation
 from arena.v1 import game_5211_pb2 as pb
+from arena.wire.common import Notation
 
-_CARD_BY_TEXT: Final = {str(card): card for card in CARDS}
 _RESULT = pb.Game5211RoundResult
 
 _KIND_TO_PROTO: Final = {
@@ -38,22 +38,11 @@ _COLOUR_TO_PROTO: Final = {
 _COLOUR_FROM_PROTO: Final = {value: key for key, value in _COLOUR_TO_PROTO.items()}
 
 
-def card_from_text(text: str) -> Card:
-    """The card written ``text`` (exact notation, e.g. "G3"); raises ``WireError``."""
-    card = _CARD_BY_TEXT.get(text)
-    if card is None:
-        raise WireError(f"invalid card {text!r} on the wire: expected notation like 'G3'")
-    return card
-
-
-def cards_to_proto(cards: Iterable[Card]) -> list[str]:
-    """Cards in notation."""
-    return [str(card) for card in cards]
-
-
-def cards_from_proto(texts: Iterable[str]) -> tuple[Card, ...]:
-    """Cards from notation, in the same order."""
-    return tuple(card_from_text(text) for text in texts)
+_NOTATION: Final = Notation(CARDS, "card", "notation like 'G3'")
+card_from_text = _NOTATION.read
+"""The card written as text (exact notation); raises ``WireError``."""
+cards_to_proto = _NOTATION.write_all
+cards_from_proto = _NOTATION.read_all
 
 
 def _per_seat(cards: Sequence[Sequence[Card]]) -> list[pb.Game5211Cards]:
