@@ -20,6 +20,7 @@ import dataclasses
 import functools
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -58,8 +59,16 @@ def site_port(wanted: int) -> int:
     return wanted
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def wait_for_ctrl_c(bots: Sequence[BotProcess]) -> None:
-    """Sleep until Ctrl-C (or a bot process ends: then raise ``MainJobError`` naming it)."""
+    """Sleep until Ctrl-C or SIGTERM (or a bot process ends: then raise ``MainJobError`` naming it).
+
+    Both signals are taken here, whatever this process inherited: a shell starts a background job with
+    SIGINT ignored, and Python then never raises ``KeyboardInterrupt``."""
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         while True:
             for bot in bots:
@@ -69,6 +78,9 @@ def wait_for_ctrl_c(bots: Sequence[BotProcess]) -> None:
             time.sleep(0.5)
     except KeyboardInterrupt:
         return
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def default_lineup(game: str, players: int = 2) -> tuple[tuple[str, str], ...]:
