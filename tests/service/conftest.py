@@ -1,4 +1,4 @@
-"""Service tests that need a store share the store tests' fixtures: one real redis-server a module,
-each test's client on an emptied database."""
+"""Service tests that need a store share the store tests' fixture: a client of the session's real
+redis-server on an emptied database."""
 
-from tests.store.conftest import client, module_redis  # noqa: F401
+from tests.store.conftest import client  # noqa: F401
