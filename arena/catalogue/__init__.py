@@ -28,6 +28,7 @@ from arena.catalogue import azul, coloretto, fool, g5211
 from arena.catalogue.entry import GameEntry, Printer, WireCodec
 from arena.errors import UnknownGameError, WireError, echo
 from arena.v1 import observation_pb2
+from arena.wire.common import length_delimited
 
 __all__ = [
     "DEFAULT_GAME",
@@ -40,6 +41,7 @@ __all__ = [
     "names",
     "observation_from_proto",
     "observation_to_proto",
+    "observation_to_wire",
     "policy",
     "round_result_from_proto",
     "round_result_to_proto",
@@ -55,6 +57,8 @@ _BY_NAME: Final = {e.name: e for e in ENTRIES}
 _BY_FIELD: Final = {e.wire.field: e for e in ENTRIES}
 _BY_OBSERVATION: Final = {e.wire.observation_type: e for e in ENTRIES}
 _BY_ROUND_RESULT: Final = {e.wire.round_result_type: e for e in ENTRIES}
+_OBSERVATION_FIELD: Final = {e.wire.field: observation_pb2.Observation.DESCRIPTOR.fields_by_name[e.wire.field].number
+                             for e in ENTRIES}  # fmt: skip
 
 
 def names() -> tuple[str, ...]:
@@ -106,6 +110,15 @@ def observation_to_proto(observation: Any) -> observation_pb2.Observation:
     message = observation_pb2.Observation()
     getattr(message, wire.field).CopyFrom(wire.observation_to_proto(observation))
     return message
+
+
+def observation_to_wire(observation: Any) -> bytes:
+    """``observation_to_proto(observation)``, encoded: what the bot stream sends, made without the
+    copies of building the envelope (and, for a game that has one, with its quicker encoder)."""
+    wire = _lookup(_BY_OBSERVATION, observation, "observation").wire
+    encode = wire.observation_to_wire
+    payload = encode(observation) if encode is not None else wire.observation_to_proto(observation).SerializeToString()
+    return length_delimited(_OBSERVATION_FIELD[wire.field], payload)
 
 
 def observation_from_proto(message: observation_pb2.Observation) -> Any:

@@ -26,6 +26,9 @@ class WireCodec:
     observation_from_proto: Callable[[Any], Any]
     round_result_to_proto: Callable[[Any], Message]
     round_result_from_proto: Callable[[Any], Any]
+    observation_to_wire: Callable[[Any], bytes] | None = None
+    """The encoded ``observation_to_proto(observation)`` (the same message once parsed), quicker; None:
+    encode that message."""
 
 
 class TurnPrinter(Protocol):

@@ -27,6 +27,7 @@ ENTRY: Final = GameEntry(
         observation_from_proto=wire.observation_from_proto,
         round_result_to_proto=wire.round_result_to_proto,
         round_result_from_proto=wire.round_result_from_proto,
+        observation_to_wire=wire.observation_to_wire,
     ),
     check_conformance=conformance.check_file,
     policies={"heuristic": Heuristic5211, "hasty": _hasty, "random": RandomPolicy},

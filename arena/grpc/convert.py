@@ -15,6 +15,7 @@ from arena.service.sessions import Outgoing, ProtocolNotice, Relayed
 from arena.store.match_index import MatchSummary, Phase
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
 from arena.wire import common as wire_common
+from arena.wire.common import length_delimited
 
 FAULTS: dict[Fault | None, common_pb2.Fault.ValueType] = {
     None: common_pb2.FAULT_UNSPECIFIED,
@@ -61,25 +62,36 @@ def outcome_to_proto(outcome: Outcome | None) -> common_pb2.Outcome:
     return common_pb2.Outcome() if outcome is None else wire_common.outcome_to_proto(outcome)
 
 
-def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
-    """A session message for a bot on the wire.
+_ACTION_REQUEST_FIELD = bot_pb2.ConnectResponse.DESCRIPTOR.fields_by_name["action_request"].number
+_OBSERVATION_FIELD = bot_pb2.ActionRequest.DESCRIPTOR.fields_by_name["observation"].number
 
-    Raises ``TypeError`` for a message with no wire form (a ``KeepAlive`` is the servicer's to send).
+
+def outgoing_to_wire(message: Outgoing) -> bytes:
+    """A session message for a bot, as the bot stream's encoded ``ConnectResponse``.
+
+    A decision request is encoded in parts, its observation by the catalogue's quicker encoder (the
+    same message once parsed); a relayed message is already encoded. Raises ``TypeError`` for a
+    message with no wire form (a ``KeepAlive`` is the servicer's to send).
     """
     if isinstance(message, DecisionRequest):
-        return bot_pb2.ConnectResponse(
-            action_request=bot_pb2.ActionRequest(
-                match_id=message.match_id,
-                sequence=message.sequence,
-                seat=message.seat,
-                deadline=timestamp(message.deadline),
-                allowance=duration(message.allowance),
-                time_bank=duration(message.time_bank),
-                observation=catalogue.observation_to_proto(message.observation),
-                legal_actions=list(message.legal_actions),
-                action_hint=message.action_hint,
-            )
-        )
+        head = bot_pb2.ActionRequest(
+            match_id=message.match_id,
+            sequence=message.sequence,
+            seat=message.seat,
+            deadline=timestamp(message.deadline),
+            allowance=duration(message.allowance),
+            time_bank=duration(message.time_bank),
+            legal_actions=message.legal_actions,
+            action_hint=message.action_hint,
+        ).SerializeToString()
+        observation = length_delimited(_OBSERVATION_FIELD, catalogue.observation_to_wire(message.observation))
+        return length_delimited(_ACTION_REQUEST_FIELD, head + observation)
+    if isinstance(message, Relayed):
+        return message.payload
+    return _outgoing_message(message).SerializeToString()
+
+
+def _outgoing_message(message: Outgoing) -> bot_pb2.ConnectResponse:
     if isinstance(message, MatchStart):
         return bot_pb2.ConnectResponse(
             match_started=bot_pb2.MatchStarted(
@@ -110,8 +122,6 @@ def outgoing_to_proto(message: Outgoing) -> bot_pb2.ConnectResponse:
                 match_id=message.match_id, outcome=outcome_to_proto(message.outcome), seat=message.seat
             )
         )
-    if isinstance(message, Relayed):
-        return bot_pb2.ConnectResponse.FromString(message.payload)
     if isinstance(message, ProtocolNotice):
         return bot_pb2.ConnectResponse(
             error=bot_pb2.ProtocolError(match_id=message.match_id, sequence=message.sequence, reason=message.reason)

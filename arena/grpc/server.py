@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import grpc
+from google.protobuf.message import Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -17,7 +18,6 @@ from arena.node import ArenaNode
 from arena.service.limits import Limits
 from arena.v1 import (
     bot_pb2,
-    bot_pb2_grpc,
     ladder_pb2,
     ladder_pb2_grpc,
     league_pb2,
@@ -104,6 +104,22 @@ class GrpcServer:
         await self.server.stop(grace_seconds)
 
 
+def encoded(message: bytes | Message) -> bytes:
+    """A bot stream message on the wire: the servicer writes the hot path's messages already encoded."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def _add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
+    """``add_BotServiceServicer_to_server``, with a response serializer that passes encoded messages on."""
+    handlers = {
+        "Connect": grpc.stream_stream_rpc_method_handler(
+            servicer.Connect, request_deserializer=bot_pb2.ConnectRequest.FromString, response_serializer=encoded
+        )
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("arena.v1.BotService", handlers),))
+    server.add_registered_method_handlers("arena.v1.BotService", handlers)
+
+
 async def start_server(
     node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFiles | None = None, reuse_port: bool = False
 ) -> GrpcServer:
@@ -117,7 +133,7 @@ async def start_server(
         # Outermost, so it counts the INVALID_ARGUMENT of an undecodable request too.
         interceptors.insert(0, ErrorCountingInterceptor(node.metrics))
     server = grpc.aio.server(interceptors=interceptors, options=server_options(node.limits, reuse_port))
-    bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(node), server)
+    _add_bot_service(BotServicer(node), server)
     match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(node), server)
     registry_pb2_grpc.add_RegistryServiceServicer_to_server(RegistryServicer(node), server)
     league_pb2_grpc.add_LeagueServiceServicer_to_server(LeagueServicer(node), server)

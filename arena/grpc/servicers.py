@@ -127,7 +127,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     async def Connect(  # type: ignore[override]  # noqa: N802 - gRPC name; writes via context.write
         self,
         request_iterator: AsyncIterator[bot_pb2.ConnectRequest],
-        context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse],
+        context: grpc.aio.ServicerContext[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse | bytes],
     ) -> None:
         """Authenticate, then relay until either side ends the stream.
 
@@ -181,7 +181,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                         bot_pb2.ConnectResponse(keep_alive=bot_pb2.KeepAlive(server_time=convert.timestamp(wall())))
                     )
                 else:
-                    await write(convert.outgoing_to_proto(message))
+                    await write(convert.outgoing_to_wire(message))
                     if connection.unconfirmed:
                         connection.written(message)
                     if overhead is not None and type(message) is DecisionRequest:

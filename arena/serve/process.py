@@ -243,7 +243,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         metrics=metrics,
     )
     node.nodes = NodeDirectory(client, node_id, config.address)
-    relay = Relay(RelayStore(client, node_id), hub, clock, lambda m: convert.outgoing_to_proto(m).SerializeToString())
+    relay = Relay(RelayStore(client, node_id), hub, clock, convert.outgoing_to_wire)
     node.matches.relay = relay
     relay.adopt = node.matches.adopt
     node.matches.slots = SlotBroker(client)

@@ -104,6 +104,31 @@ def outcome_from_proto(message: common_pb2.Outcome) -> Outcome:
     )
 
 
+# -- encoded fields ---------------------------------------------------------------------------------
+
+
+def length_delimited(field_number: int, payload: bytes) -> bytes:
+    """The wire bytes of a message (or bytes, or string) field holding ``payload``.
+
+    Protobuf parses concatenated encodings as one message, merged: a sub-message's fields may arrive
+    in several pieces and a repeated field's items in several runs. The hot path uses it to send
+    parts encoded once (a round already played) beside the parts encoded for each request.
+    """
+    size, head = len(payload), bytearray()
+    head += _varint((field_number << 3) | 2)
+    head += _varint(size)
+    return bytes(head) + payload
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
 # -- durations and timestamps ----------------------------------------------------------------------
 
 

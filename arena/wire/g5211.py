@@ -17,7 +17,7 @@ from arena.games.g5211.cards import CARDS, Card, Colour
 from arena.games.g5211.scoring import RoundResult, ScoringKind
 from arena.games.g5211.state import Observation
 from arena.v1 import game_5211_pb2 as pb
-from arena.wire.common import Notation
+from arena.wire.common import Notation, length_delimited
 
 _RESULT = pb.Game5211RoundResult
 
@@ -96,6 +96,41 @@ def round_result_from_proto(message: pb.Game5211RoundResult) -> RoundResult:
 
 def observation_to_proto(observation: Observation) -> pb.Game5211Observation:
     """The wire form of what one seat (or a spectator, with no seat) may know."""
+    message = _without_history(observation)
+    message.round_results.extend(_round_result_message(result) for result in observation.history)
+    return message
+
+
+def observation_to_wire(observation: Observation) -> bytes:
+    """``observation_to_proto(observation)``, encoded, each earlier round encoded once: a request
+    late in a match repeats ten rounds, which made most of the cost of building its message."""
+    return _without_history(observation).SerializeToString() + _history_field(observation.history)
+
+
+_ROUND_RESULTS_FIELD: Final = pb.Game5211Observation.DESCRIPTOR.fields_by_name["round_results"].number
+_HISTORIES: dict[int, tuple[tuple[RoundResult, ...], bytes]] = {}
+"""Encoded histories by the identity of their tuple, which the rules share between every state of a
+round (the tuple is kept, so its identity is not reused while it is here)."""
+_MAX_HISTORIES: Final = 8_192
+
+
+def _history_field(history: tuple[RoundResult, ...]) -> bytes:
+    found = _HISTORIES.get(id(history))
+    if found is not None and found[0] is history:
+        return found[1]
+    encoded = b"".join(map(_round_result_field, history))
+    if len(_HISTORIES) >= _MAX_HISTORIES:
+        _HISTORIES.clear()
+    _HISTORIES[id(history)] = (history, encoded)
+    return encoded
+
+
+@functools.lru_cache(maxsize=16_384)
+def _round_result_field(result: RoundResult) -> bytes:
+    return length_delimited(_ROUND_RESULTS_FIELD, _round_result_message(result).SerializeToString())
+
+
+def _without_history(observation: Observation) -> pb.Game5211Observation:
     message = pb.Game5211Observation(
         num_players=observation.num_players,
         long_game=observation.long_game,
@@ -107,7 +142,6 @@ def observation_to_proto(observation: Observation) -> pb.Game5211Observation:
         hand_cards=cards_to_proto(observation.hand),
         hand_sizes=list(observation.hand_sizes),
         laid_cards=_per_seat(observation.laid),
-        round_results=[_round_result_message(result) for result in observation.history],
         points=list(observation.points),
         score_pile_cards=list(observation.score_pile_cards),
         draw_pile_size=observation.draw_pile_size,

@@ -30,7 +30,7 @@ START = MatchStart("m1", "5211", 0, ("ann", "bob"), TimeControl(disconnect_grace
 
 def encode(message: Outgoing) -> bytes:
     """What the node puts on the wire (the gRPC layer's converter)."""
-    return bytes(convert.outgoing_to_proto(message).SerializeToString())
+    return convert.outgoing_to_wire(message)
 
 
 def request(sequence: int) -> DecisionRequest:
