@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
+import functools
 import itertools
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -123,7 +124,14 @@ class _Wait:
 
 
 class Match:
-    """One match being refereed; ``record`` is complete once ``run`` returns or is cancelled."""
+    """One match being refereed; ``record`` is complete once ``run`` returns or is cancelled.
+
+    Between its start and its end the match is not a coroutine: it is a state machine moved on by
+    its seats' answers and its one timer (``_settled``, ``_expire``). The last answer of a turn
+    judges the turn, applies it and sends the next requests in the same callback, so a decision
+    costs the loop the answer's callback and nothing more; ``run`` itself only waits for the end.
+    Only the rare rejection notices, which a seat may take time to receive, run as a task.
+    """
 
     def __init__(
         self, setup: MatchSetup, clock: Clock, observer: Observer | None = None, metrics: MatchMetrics | None = None
@@ -153,8 +161,18 @@ class Match:
         """One counter per seat: a seat's numbers tell it nothing but the order of its own requests."""
         self.turn = 0
         self._rounds_seen = 0
+        self._seats: list[Seat] = []
+        """The seats to move in the current turn, in order."""
+        self._decided: dict[Seat, DecisionRecord] = {}
+        """The current turn's decisions known so far (a forfeited seat's at once, the others' once judged)."""
         self._waits: list[_Wait] = []
         """The current turn's outstanding requests."""
+        self._left = 0
+        """How many of them have not settled."""
+        self._ended: asyncio.Future[None] | None = None
+        """Resolved when the rules end the match (or with the error that stopped it)."""
+        self._notices: asyncio.Task[None] | None = None
+        """The rejections of the last turn being delivered, before the next turn's requests."""
         self._timer: Cancellable | None = None
         self._timer_due = 0.0
         """One timer per match, re-armed only when a deadline comes earlier than it (see ``_arm``)."""
@@ -178,20 +196,12 @@ class Match:
             )
         )
         self._emit(EventKind.STARTED, {})
+        self._ended = asyncio.get_running_loop().create_future()
         try:
-            while seats := self.game.to_move(self.state):
-                decisions = await self._turn(sorted(seats))
-                if self.metrics is not None:
-                    for d in decisions:
-                        if d.sequence:  # a request was sent
-                            self.metrics.decision(setup.game, d.elapsed, d.fallback)
-                actions = {d.seat: self.game.parse_action(d.action) for d in decisions}
-                self.state = self.game.apply(self.state, actions)
-                self.record.turns.append(tuple(decisions))
-                self.turn += 1
-                self._emit(EventKind.TURN, {d.seat: d.action for d in decisions})
+            self._step(self._advance)
+            await self._ended
         except asyncio.CancelledError:
-            self._stop_timer()
+            self._stop()
             self.record.outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
             self.record.ended_at = self.clock.wall()
             self._emit(EventKind.ENDED, {})
@@ -201,13 +211,17 @@ class Match:
         except GameSetupError as error:
             # The fixture order ran out mid-match (an Azul deck without the refill the game needs): the
             # match cannot go on. It ends aborted, recorded, with every seat told.
+            self._stop()
             log.warning("match %s aborted: %s", setup.match_id, error)
             outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
+        except BaseException:
+            self._stop()
+            raise
         else:
             game_outcome = self.game.outcome(self.state)
             assert game_outcome is not None, "to_move is empty only once the rules have an outcome"
             outcome = final_outcome(game_outcome, self.record.forfeits)
-        self._stop_timer()
+        self._stop()
         self.record.outcome = outcome
         self.record.ended_at = self.clock.wall()
         await self._tell_all(lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome)))
@@ -216,55 +230,90 @@ class Match:
             self.metrics.match_finished(setup.game, outcome.termination, self.clock.now() - started)
         return self.record
 
-    async def _turn(self, seats: list[Seat]) -> list[DecisionRecord]:
-        """Ask every seat to move at once; reveal nothing until all have answered or timed out.
-
-        Requests go out together; the match's one timer cancels a wait that outlives the seat's
-        limit. One future for the turn, counted down by the seats' answers, and a timer that is
-        re-armed only when a deadline comes earlier than it: this is the hot path.
-        """
-        records: dict[Seat, DecisionRecord] = {}
-        waits: list[_Wait] = []
+    def _step(self, move: Callable[[], None]) -> None:
+        """Move the match on; an error stops it (``run`` raises it)."""
         try:
-            for seat in seats:
+            move()
+        except Exception as error:
+            ended = self._ended
+            if ended is not None and not ended.done():
+                ended.set_exception(error)
+
+    def _advance(self) -> None:
+        """Start turns until one waits for an answer, or the rules have ended the match.
+
+        Every seat to move is asked at once; nothing is revealed until all have answered or timed out.
+        """
+        while seats := self.game.to_move(self.state):
+            self._seats = sorted(seats)
+            self._decided = {}
+            waits: list[_Wait] = []
+            for seat in self._seats:
                 prepared = self._request(seat)
                 if isinstance(prepared, DecisionRecord):
-                    records[seat] = prepared
+                    self._decided[seat] = prepared
                 else:
                     waits.append(prepared)
             if waits:
-                self._waits = waits
-                await self._all_settled(waits)
-        finally:
-            self._waits = []
-            for w in waits:
-                if not w.future.done():
-                    w.future.cancel()
+                self._waits, self._left = waits, len(waits)
+                turn = self.turn
+                for w in waits:
+                    w.future.add_done_callback(functools.partial(self._settled, turn, w))
+                self._arm(min(w.deadline for w in waits))
+                return
+            self._play()
+        ended = self._ended
+        if ended is not None and not ended.done():
+            ended.set_result(None)
+
+    def _settled(self, turn: int, wait: _Wait, _future: asyncio.Future[str]) -> None:
+        """One request of the turn is settled (answered, failed or cancelled); the last one plays the turn."""
+        if turn != self.turn or self._ended is None or self._ended.done():
+            return  # a request of a turn already over, or of a match that has stopped
+        if wait.ended is None:
+            wait.ended = self.clock.now()
+        self._left -= 1
+        if self._left == 0:
+            self._step(self._judge_turn)
+
+    def _judge_turn(self) -> None:
+        waits, self._waits = self._waits, []
+        notices: list[tuple[Seat, Rejection]] = []
         for w in waits:
-            records[w.request.seat] = await self._judge(w)
-        return [records[seat] for seat in seats]
+            self._decided[w.request.seat] = self._judge(w, notices)
+        self._play()
+        if notices:
+            self._notices = asyncio.ensure_future(self._notify_then_advance(notices))
+        else:
+            self._advance()
 
-    def _all_settled(self, waits: list[_Wait]) -> asyncio.Future[None]:
-        """A future resolved once every wait's future is done (each one's end time noted)."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        left = len(waits)
-        now = self.clock.now
+    async def _notify_then_advance(self, notices: list[tuple[Seat, Rejection]]) -> None:
+        for seat, rejection in notices:
+            await self._tell(seat, self.setup.seats[seat].rejected(rejection))
+        self._step(self._advance)
 
-        def settled(wait: _Wait) -> Callable[[asyncio.Future[str]], None]:
-            def callback(_future: asyncio.Future[str]) -> None:
-                nonlocal left
-                if wait.ended is None:
-                    wait.ended = now()
-                left -= 1
-                if left == 0 and not done.done():
-                    done.set_result(None)
+    def _play(self) -> None:
+        """Apply the current turn's decisions and record them."""
+        decisions = [self._decided[seat] for seat in self._seats]
+        if self.metrics is not None:
+            for d in decisions:
+                if d.sequence:  # a request was sent
+                    self.metrics.decision(self.setup.game, d.elapsed, d.fallback)
+        actions = {d.seat: self.game.parse_action(d.action) for d in decisions}
+        self.state = self.game.apply(self.state, actions)
+        self.record.turns.append(tuple(decisions))
+        self.turn += 1
+        self._emit(EventKind.TURN, {d.seat: d.action for d in decisions})
 
-            return callback
-
+    def _stop(self) -> None:
+        """The match is over (or stopped): no timer, no request or notice outstanding."""
+        self._stop_timer()
+        waits, self._waits = self._waits, []
         for w in waits:
-            w.future.add_done_callback(settled(w))
-        self._arm(min(w.deadline for w in waits))
-        return done
+            if not w.future.done():
+                w.future.cancel()
+        if self._notices is not None and not self._notices.done():
+            self._notices.cancel()
 
     def _arm(self, due: float) -> None:
         """Make sure the match's timer fires by ``due`` (the referee's clock)."""
@@ -322,8 +371,9 @@ class Match:
             return self._forfeit(seat, fallback, 0.0, Termination.DISCONNECTED, error)
         return _Wait(request, future, started, limit, started + limit)
 
-    async def _judge(self, wait: _Wait) -> DecisionRecord:
-        """The record of one seat's answer: its own action if legal and in time, else a fallback."""
+    def _judge(self, wait: _Wait, notices: list[tuple[Seat, Rejection]]) -> DecisionRecord:
+        """The record of one seat's answer: its own action if legal and in time, else a fallback
+        (and a rejection to tell the seat, added to ``notices``)."""
         request, future = wait.request, wait.future
         seat, sequence, limit = request.seat, request.sequence, wait.limit
         fallback = request.legal_actions[0]
@@ -334,8 +384,8 @@ class Match:
                 # Its bot is away: the fallback plays, without a strike, until the grace period ends.
                 return DecisionRecord(self.turn, seat, fallback, limit, Fault.DISCONNECTED, sequence)
             self.bank[seat] = 0.0
-            return await self._reject(
-                seat, request, "", f"no answer within {limit:.3f} s", Fault.TIMEOUT, limit, Termination.TIMEOUT
+            return self._reject(
+                seat, request, "", f"no answer within {limit:.3f} s", Fault.TIMEOUT, limit, Termination.TIMEOUT, notices
             )
         error = future.exception()
         if isinstance(error, SeatGoneError):
@@ -350,10 +400,12 @@ class Match:
             action = self.game.check_action(self.state, seat, self.game.parse_action(answer))
         except ActionError as failure:
             fault = Fault.ILLEGAL if isinstance(failure, IllegalActionError) else Fault.INVALID
-            return await self._reject(seat, request, answer, str(failure), fault, elapsed, Termination.ILLEGAL_ACTION)
+            return self._reject(
+                seat, request, answer, str(failure), fault, elapsed, Termination.ILLEGAL_ACTION, notices
+            )
         return DecisionRecord(self.turn, seat, str(action), elapsed, None, sequence)
 
-    async def _reject(
+    def _reject(
         self,
         seat: Seat,
         request: DecisionRequest,
@@ -362,8 +414,9 @@ class Match:
         fault: Fault,
         elapsed: float,
         cause: Termination,
+        notices: list[tuple[Seat, Rejection]],
     ) -> DecisionRecord:
-        """Strike the seat, tell it why and what was played instead; forfeit it at the limit."""
+        """Strike the seat and note why and what was played instead, to tell it; forfeit it at the limit."""
         fallback = request.legal_actions[0]
         record = self.record
         record.strikes[seat] += 1
@@ -376,8 +429,9 @@ class Match:
         limit = self.setup.time_control.strike_limit
         if strikes >= limit and seat not in record.forfeits:
             record.forfeits[seat] = cause
-        rejection = Rejection(self.setup.match_id, request.sequence, seat, fault, reason, fallback, strikes, limit)
-        await self._tell(seat, self.setup.seats[seat].rejected(rejection))
+        notices.append(
+            (seat, Rejection(self.setup.match_id, request.sequence, seat, fault, reason, fallback, strikes, limit))
+        )
         return DecisionRecord(self.turn, seat, fallback, elapsed, fault, request.sequence)
 
     def _forfeit(
