@@ -12,7 +12,7 @@ import pytest
 from arena.catalogue import policy as get_policy
 from arena.errors import SeatGoneError, TimeControlError
 from arena.games import Termination, get_game
-from arena.referee import DecisionRequest, MatchRecord, MatchSetup, TimeControl, run_match
+from arena.referee import DecisionRequest, MatchRecord, MatchSetup, Rejection, TimeControl, run_match
 from arena.referee.match import MatchEvent
 from arena.referee.record import DecisionRecord, Fault, RejectionRecord
 from arena.store.match_index import MatchSummary
@@ -236,3 +236,36 @@ def test_a_record_stored_with_steps_reads_back_with_turns() -> None:
     older = summary.to_dict()
     older["players"] = older.pop("bot_names")
     assert MatchSummary.from_dict(older) == summary
+
+
+class SlowToHearSeat(ScriptedSeat):
+    """Logs what it is sent, in order; a rejection takes it a while (manual time) to take in."""
+
+    def __init__(self, answers: list[str], clock: ManualClock) -> None:
+        super().__init__(answers)
+        self.clock = clock
+        self.log: list[tuple[str, int]] = []
+
+    async def decide(self, request: DecisionRequest) -> str:
+        self.log.append(("request", request.sequence))
+        return await super().decide(request)
+
+    async def rejected(self, rejection: Rejection) -> None:
+        await self.clock.sleep(0.25)
+        self.log.append(("rejected", rejection.sequence))
+        await super().rejected(rejection)
+
+
+async def test_a_rejection_reaches_the_seat_before_its_next_request() -> None:
+    """The referee moves on from its seats' callbacks, without a coroutine per turn; a seat that takes
+    a while to hear a rejection is still told it before it is asked again."""
+    clock = ManualClock()
+    scripted = SlowToHearSeat(["Q9 garbage", "B6 B6"], clock)
+    task = asyncio.ensure_future(run_match(setup_for([scripted, *policy_seats(2)[1:]]), clock))
+    for _ in range(100_000):
+        if task.done():
+            break
+        await clock.advance(0.1)
+    record = task.result()
+    assert [r.sequence for r in record.rejections] == [1, 2]
+    assert scripted.log[:5] == [("request", 1), ("rejected", 1), ("request", 2), ("rejected", 2), ("request", 3)]

@@ -218,3 +218,15 @@ def test_hidden_cards_do_not_change_a_seats_bytes(seed: int, num_players: int) -
         mine = catalogue.observation_to_proto(GAME.observe(state, seat)).SerializeToString(deterministic=True)
         theirs = catalogue.observation_to_proto(GAME.observe(other, seat)).SerializeToString(deterministic=True)
         assert mine == theirs
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**63 - 1), num_players=st.integers(2, 5))
+def test_the_quick_encoding_is_the_same_message(seed: int, num_players: int) -> None:
+    """What the bot stream sends (each scored round encoded once, appended) parses to exactly the
+    message ``observation_to_proto`` builds, for every seat's view and the public one."""
+    for state in play_random(num_players, seed):
+        views = [GAME.observe(state, seat) for seat in range(num_players)] + [GAME.public_view(state)]
+        for view in views:
+            sent = observation_pb2.Observation.FromString(catalogue.observation_to_wire(view))
+            assert sent == catalogue.observation_to_proto(view)
