@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from arena.errors import (
@@ -61,6 +61,10 @@ class TokenStore(Protocol):
 
     async def games_of(self, name: str) -> frozenset[str] | None:
         """The games a bot is registered for (empty: every game); None if there is no such bot."""
+        ...
+
+    async def games_of_each(self, names: Sequence[str]) -> list[frozenset[str] | None]:
+        """``games_of`` for each name, in order, in one round trip."""
         ...
 
     async def name_for(self, token_hash: str) -> str | None:
@@ -165,7 +169,10 @@ class BotRegistry:
 
     async def check_plays(self, names: Iterable[str], game: str) -> None:
         """Raise ``NotRegisteredForGameError`` unless every bot named is registered for ``game``
-        (one bounded lookup per bot, never a scan of every bot)."""
-        for name in dict.fromkeys(names):
-            if game not in await self.games_of(name):
+        (one bounded lookup per bot, all in one round trip, never a scan of every bot)."""
+        unique = list(dict.fromkeys(names))
+        for name, games in zip(unique, await self._store.games_of_each(unique), strict=True):
+            if games is None:
+                raise NotRegisteredForGameError(f"no bot named {echo(name)} is registered")
+            if game not in (games or GAMES):
                 raise NotRegisteredForGameError(f"bot {echo(name)} is not registered for game {echo(game)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import redis.asyncio as aioredis
 from redis import exceptions as redis_errors
@@ -77,13 +78,19 @@ class RedisTokenStore:
 
     async def games_of(self, name: str) -> frozenset[str] | None:
         """The games a bot is registered for (empty: every game); None if there is no such bot."""
+        return (await self.games_of_each([name]))[0]
+
+    async def games_of_each(self, names: Sequence[str]) -> list[frozenset[str] | None]:
+        """``games_of`` for each name, in order, in one round trip."""
         async with self._r.pipeline(transaction=False) as pipe:
-            pipe.exists(key("bot", name))
-            pipe.smembers(key("botgames", name))
-            exists, games = await pipe.execute()
-        if not exists:
-            return None
-        return frozenset(text(game) for game in games)
+            for name in names:
+                pipe.exists(key("bot", name))
+                pipe.smembers(key("botgames", name))
+            replies = await pipe.execute()
+        return [
+            frozenset(text(game) for game in games) if exists else None
+            for exists, games in zip(replies[::2], replies[1::2], strict=True)
+        ]
 
     async def name_for(self, token_hash: str) -> str | None:
         """The bot holding this token hash."""
