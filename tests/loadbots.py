@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,12 +13,14 @@ from tests.clients.kits import TC, BotProcess, check_normal_record
 from tests.grpc.harness import Arena
 
 
-async def check_load_bots(command: Sequence[str], arena: Arena, logs: Path, wait: float = 20.0) -> None:
+async def check_load_bots(
+    command: Sequence[str], arena: Arena, logs: Path, wait: float = 20.0, stop: signal.Signals | None = None
+) -> None:
     """``command TOKENS_FILE --server ADDR --capacity 4 --per-channel 1`` with four bots, each on its own
     connection: three 2-player matches and a 3-player one where one bot holds two seats all end
     normally (one ``ended <match> TERMINATION_NORMAL`` line a seat), with no rejection and no protocol
-    error (each answer is legal and echoes its seat); once its standard input closes it prints stats
-    that count every decision of the records, and exits 0."""
+    error (each answer is legal and echoes its seat); once its standard input closes (or it gets the
+    signal ``stop``) it prints stats that count every decision of the records, and exits 0."""
     names = [f"load-{i}" for i in range(4)]
     tokens = logs / "tokens.txt"
     tokens.write_text("".join([f"{name} {await arena.register(name)}\n" for name in names]))
@@ -36,8 +39,11 @@ async def check_load_bots(command: Sequence[str], arena: Arena, logs: Path, wait
             for count in range(1, len(seats) + 1):
                 line = await bots.line(f"ended {match_id} ", count=count)
                 assert line == f"ended {match_id} TERMINATION_NORMAL", f"{seats}: {line}{bots.describe()}"
-        assert process.stdin is not None
-        process.stdin.close()
+        if stop is None:
+            assert process.stdin is not None
+            process.stdin.close()
+        else:
+            process.send_signal(stop)
         assert await bots.exit_code() == 0, bots.describe()
         stats = json.loads((await bots.line("stats ")).removeprefix("stats "))
     finally:

@@ -38,6 +38,7 @@ def test_a_load_test_of_another_game_plays_it_through_its_legal_actions() -> Non
 
 @pytest.mark.timeout(60)
 async def test_the_load_bots_answer_legally_and_echo_each_seat(arena: Arena, tmp_path: Path) -> None:
+    """arena.cli.loadtest_bots (see tests/loadbots.py), stopped by closing its standard input."""
     await check_load_bots([sys.executable, "-m", "arena.cli.loadtest_bots"], arena, tmp_path)
 
 

@@ -12,6 +12,7 @@ The tests' timeouts (``func_only``) leave the build (a session fixture, bounded 
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -69,4 +70,6 @@ async def test_one_bot_plays_two_seats_of_a_match(arena: Arena, go_kit: Kit, tmp
 async def test_the_load_bots_play_real_matches_and_report_exact_stats(
     arena: Arena, go_kit: Kit, tmp_path: Path
 ) -> None:
-    await check_load_bots([str(go_kit.folder / "bin" / "loadbots")], arena, tmp_path, wait=go_kit.wait)
+    """The Go kit's compiled load-test bots (see tests/loadbots.py), stopped by SIGTERM."""
+    command = [str(go_kit.folder / "bin" / "loadbots")]
+    await check_load_bots(command, arena, tmp_path, wait=go_kit.wait, stop=signal.SIGTERM)
