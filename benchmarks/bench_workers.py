@@ -2,14 +2,18 @@
 and of matches whose bots are on two nodes against matches on one node, all in one run.
 
 Everything runs in its own process: a Redis 7 (Debian's), the arena's node or worker processes, and
-two bot processes (``arena.cli.loadtest_bots``: lightweight simulated bots answering a random legal
-action, each bot on its own connection, as real bots are). This process only starts the matches:
-C 2-player pairs, each always playing one match (a new one as soon as one ends), counted over the
-same window. Where each bot landed is read from the arena's bot directory in Redis, so the 2-worker
-figure is split into matches whose two bots are on the same worker and matches across workers.
+two bot processes of lightweight simulated bots answering a random legal action, each bot on its own
+connection, as real bots are: the Go kit's ``bin/loadbots`` (``--bots go``, the default when
+``make -C clients/go build`` builds it) or ``arena.cli.loadtest_bots`` (``--bots python``), which have
+one command line and one output. Python bots cost about as much CPU per decision as the arena does,
+so on 2 cores they take the core a second worker needs; each figure prints the bots' CPU per decision
+beside the arena's. This process only starts the matches: C 2-player pairs, each always playing one
+match (a new one as soon as one ends), counted over the same window. Where each bot landed is read
+from the arena's bot directory in Redis, so the 2-worker figure is split into matches whose two bots
+are on the same worker and matches across workers.
 
 Figures (goals of issue 17): (2) 2 workers / 1 worker >= 1.6; (3) bots on two nodes / one node >= 0.5.
-Run: ``python benchmarks/bench_workers.py [--concurrency 64] [--seconds 8]``.
+Run: ``python benchmarks/bench_workers.py [--concurrency 64] [--seconds 8] [--bots go|python]``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import enum
 import os
 import shutil
 import subprocess
@@ -40,6 +45,34 @@ ADMIN = "bench-workers-admin"
 METADATA = (("authorization", f"Bearer {ADMIN}"),)
 WORKERS_GOAL = 1.6
 CROSS_NODE_GOAL = 0.5
+GO_KIT = Path(__file__).resolve().parents[1] / "clients" / "go"
+
+
+class BotsKind(enum.Enum):
+    """Which load-test bot program plays."""
+
+    GO = "go"
+    PYTHON = "python"
+
+
+def bots_command(kind: BotsKind) -> list[str]:
+    """The load-test bot program, to which ``TOKENS_FILE --server ... --capacity ...`` are appended."""
+    if kind is BotsKind.GO:
+        return [str(GO_KIT / "bin" / "loadbots")]
+    return [sys.executable, "-m", "arena.cli.loadtest_bots"]
+
+
+def build_go_bots() -> str | None:
+    """``make -C clients/go build`` (incremental): None when it built, else why not (one line)."""
+    try:
+        command = ["make", "-C", str(GO_KIT), "build"]
+        done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"make -C {GO_KIT} build: {error}"
+    if done.returncode != 0:
+        last = (done.stderr.strip() or done.stdout.strip() or "failed").splitlines()[-1]
+        return f"make -C {GO_KIT} build exited {done.returncode}: {last[:200]}"
+    return None
 
 
 @dataclasses.dataclass
@@ -51,6 +84,8 @@ class Figure:
     pairs_by_kind: Counter[str]
     cpu_us: float
     """CPU of the arena's processes (nodes, workers, their supervisor, Redis) per decision."""
+    bots_cpu_us: float
+    """CPU of the two bot processes per decision, over the same window."""
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -107,10 +142,12 @@ async def measure(
     window: float,
     folder: Path,
     redis_pid: int,
+    command: list[str],
 ) -> Figure:
     """Play C pairs (first bot of each pair in bot process 0 on ``bot_servers[0]``, second in bot
-    process 1 on ``bot_servers[1]``), each match started through the first bot's server. Returns
-    decisions/s, split by where the pair's bots are, and the CPU of ``arena_pids`` (and Redis) per decision."""
+    process 1 on ``bot_servers[1]``; each a ``command`` process), each match started through the first
+    bot's server. Returns decisions/s, split by where the pair's bots are, and the CPU of ``arena_pids``
+    (and Redis) and of the bot processes per decision."""
     stamp = time.time_ns()
     first = await register(bot_servers[0], f"p{stamp}", concurrency)
     second = await register(bot_servers[1], f"q{stamp}", concurrency)
@@ -120,7 +157,7 @@ async def measure(
         path.write_text("".join(f"{n} {t}\n" for n, t in tokens))
         bots.append(
             await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "arena.cli.loadtest_bots", str(path), "--server", server,
+                *command, str(path), "--server", server,
                 "--capacity", "2", "--per-channel", "1",
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 20,
             )
@@ -183,10 +220,12 @@ async def measure(
 
     driver = asyncio.ensure_future(keep_going())
     await asyncio.sleep(warmup)
-    watched = [*arena_pids, redis_pid]
-    counting, began, cpu = True, time.perf_counter(), cpu_seconds(watched)
+    watched, bot_pids = [*arena_pids, redis_pid], [process.pid for process in bots]
+    counting, began = True, time.perf_counter()
+    cpu, bots_cpu = cpu_seconds(watched), cpu_seconds(bot_pids)
     await asyncio.sleep(window)
-    counting, elapsed, cpu = False, time.perf_counter() - began, cpu_seconds(watched) - cpu
+    counting, elapsed = False, time.perf_counter() - began
+    cpu, bots_cpu = cpu_seconds(watched) - cpu, cpu_seconds(bot_pids) - bots_cpu
     driver.cancel()
     await asyncio.gather(driver, return_exceptions=True)
     for process in bots:
@@ -200,7 +239,8 @@ async def measure(
     per_match = 66  # a 2-player 5211 match: 33 turns of 2 decisions
     by_kind = {kind: count * per_match / elapsed for kind, count in ended_by_kind.items()}
     decisions = max(1, sum(ended_by_kind.values()) * per_match)
-    return Figure(sum(by_kind.values()), by_kind, Counter(kinds), cpu / decisions * 1e6)
+    per_decision = 1e6 / decisions
+    return Figure(sum(by_kind.values()), by_kind, Counter(kinds), cpu * per_decision, bots_cpu * per_decision)
 
 
 def describe(figure: Figure, unit: str = "node") -> str:
@@ -208,17 +248,33 @@ def describe(figure: Figure, unit: str = "node") -> str:
         f"{kind.replace('node', unit)}: {figure.by_kind.get(kind, 0.0):,.0f}/s over {figure.pairs_by_kind[kind]} pairs"
         for kind in sorted(figure.pairs_by_kind)
     )
-    return f"{figure.rate:>7,.0f} decisions/s, arena CPU {figure.cpu_us:>4.0f} us/decision  ({split})"
+    cpu = f"arena CPU {figure.cpu_us:>4.0f} us/decision, bots' CPU {figure.bots_cpu_us:>4.0f} us/decision"
+    return f"{figure.rate:>7,.0f} decisions/s, {cpu}  ({split})"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=64, help="matches in flight")
     parser.add_argument("--seconds", type=float, default=8.0, help="measurement window per figure")
+    parser.add_argument(
+        "--bots",
+        choices=[kind.value for kind in BotsKind],
+        help="the load-test bots: the Go kit's bin/loadbots (default, when it builds) or arena.cli.loadtest_bots",
+    )
     args = parser.parse_args()
+    kind = BotsKind(args.bots) if args.bots else None
+    if kind is not BotsKind.PYTHON:
+        if (why := build_go_bots()) is not None:
+            if kind is BotsKind.GO:
+                print(f"bench_workers: --bots go: the Go load bots do not build ({why})", file=sys.stderr)
+                return 2
+            print(f"note: the Go load bots do not build, so the Python ones play ({why})")
+        kind = BotsKind.GO if why is None else BotsKind.PYTHON
+    command = bots_command(kind)
     warmup = 2.0
     binary = shutil.which("redis-server") or "redis-server"
-    print(f"cores available: {len(os.sched_getaffinity(0))}; {args.concurrency} 2-player matches in flight")
+    cores = len(os.sched_getaffinity(0))
+    print(f"cores available: {cores}; {args.concurrency} 2-player matches in flight; bots: {kind.value}")
     with tempfile.TemporaryDirectory() as temp, EmbeddedRedis(Path(temp) / "redis", binary=binary) as redis:
         folder = Path(temp)
         assert redis.process is not None
@@ -238,6 +294,7 @@ def main() -> int:
                         args.seconds,
                         folder,
                         redis_pid,
+                        command,
                     )
                 )
             print(f"--workers {workers}: {describe(rates[workers], 'worker')}", flush=True)
@@ -252,10 +309,10 @@ def main() -> int:
         ):
             pids = [first.pid, second.pid]
             one = asyncio.run(
-                measure(redis.url, (a, a), pids, args.concurrency, warmup, args.seconds, folder, redis_pid)
+                measure(redis.url, (a, a), pids, args.concurrency, warmup, args.seconds, folder, redis_pid, command)
             )
             two = asyncio.run(
-                measure(redis.url, (a, b), pids, args.concurrency, warmup, args.seconds, folder, redis_pid)
+                measure(redis.url, (a, b), pids, args.concurrency, warmup, args.seconds, folder, redis_pid, command)
             )
         print(f"bots on one node : {describe(one)}")
         print(f"bots on two nodes: {describe(two)}  (refereed where the first bot is, the other seat relayed)")

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import io
+import sys
+from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from arena.cli.loadtest import LoadConfig, histogram_quantiles, run
+from tests.grpc.harness import Arena
+from tests.loadbots import check_load_bots
 
 
 def test_a_small_load_test_plays_every_match_without_error(capsys: object) -> None:
@@ -29,6 +34,12 @@ def test_a_load_test_of_another_game_plays_it_through_its_legal_actions() -> Non
     assert result.errors == 0
     assert result.abnormal_matches == 0
     assert result.decisions > 12 * 50  # a 3-player Coloretto game takes over a hundred decisions
+
+
+@pytest.mark.timeout(60)
+async def test_the_load_bots_answer_legally_and_echo_each_seat(arena: Arena, tmp_path: Path) -> None:
+    """arena.cli.loadtest_bots (see tests/loadbots.py), stopped by closing its standard input."""
+    await check_load_bots([sys.executable, "-m", "arena.cli.loadtest_bots"], arena, tmp_path)
 
 
 def test_histogram_quantiles_interpolate_within_buckets() -> None:

@@ -1,4 +1,5 @@
 """A load-test bot process: many lightweight simulated bots (random legal actions) on one event loop.
+Each answer echoes its request's match id, sequence and seat (a bot may hold several seats of a match).
 
 Run by ``arena loadtest``; reads ``name token`` lines from a file, connects each bot, prints
 ``ready`` once all are welcomed, then ``ended <match_id> <termination>`` per finished match, and a
@@ -60,6 +61,7 @@ async def run_bot(
                         action=bot_pb2.Action(
                             match_id=request.match_id,
                             sequence=request.sequence,
+                            seat=request.seat,
                             text=rng.choice(request.legal_actions),
                         )
                     )

@@ -1,4 +1,5 @@
 """The Go starter kit (clients/go) against the real arena: real bot processes, real matches.
+The kit's load-test bots (``bin/loadbots``, the benchmarks' compiled ``arena.cli.loadtest_bots``) play too.
 
 A session fixture builds the kit once (``make -C clients/go build``; a missing toolchain fails
 the build, and so the tests, never skips them). Then each test runs ``bin/bot`` processes against the
@@ -11,6 +12,7 @@ The tests' timeouts (``func_only``) leave the build (a session fixture, bounded 
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ import pytest
 from tests.clients import kits
 from tests.clients.kits import Kit
 from tests.grpc.harness import Arena
+from tests.loadbots import check_load_bots
 
 KIT = Kit("go", build_timeout=600.0, wait=20.0)
 
@@ -61,3 +64,12 @@ async def test_a_missing_or_empty_token_file_is_one_line_and_exit_2(arena: Arena
 @pytest.mark.timeout(120, func_only=True)
 async def test_one_bot_plays_two_seats_of_a_match(arena: Arena, go_kit: Kit, tmp_path: Path) -> None:
     await kits.check_two_seats_of_one_match(go_kit, arena, tmp_path)
+
+
+@pytest.mark.timeout(60, func_only=True)
+async def test_the_load_bots_play_real_matches_and_report_exact_stats(
+    arena: Arena, go_kit: Kit, tmp_path: Path
+) -> None:
+    """The Go kit's compiled load-test bots (see tests/loadbots.py), stopped by SIGTERM."""
+    command = [str(go_kit.folder / "bin" / "loadbots")]
+    await check_load_bots(command, arena, tmp_path, wait=go_kit.wait, stop=signal.SIGTERM)
