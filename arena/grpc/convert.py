@@ -78,14 +78,15 @@ def outgoing_to_wire(message: Outgoing) -> bytes:
             match_id=message.match_id,
             sequence=message.sequence,
             seat=message.seat,
-            deadline=timestamp(message.deadline),
-            allowance=duration(message.allowance),
-            time_bank=duration(message.time_bank),
             legal_actions=message.legal_actions,
             action_hint=message.action_hint,
-        ).SerializeToString()
+        )
+        # Set in place: a Timestamp or Duration passed to the constructor is built, then copied.
+        head.deadline.FromNanoseconds(round(message.deadline * 1_000_000_000))
+        head.allowance.FromNanoseconds(round(message.allowance * 1_000_000_000))
+        head.time_bank.FromNanoseconds(round(message.time_bank * 1_000_000_000))
         observation = length_delimited(_OBSERVATION_FIELD, catalogue.observation_to_wire(message.observation))
-        return length_delimited(_ACTION_REQUEST_FIELD, head + observation)
+        return length_delimited(_ACTION_REQUEST_FIELD, head.SerializeToString() + observation)
     if isinstance(message, Relayed):
         return message.payload
     return _outgoing_message(message).SerializeToString()

@@ -114,10 +114,15 @@ def length_delimited(field_number: int, payload: bytes) -> bytes:
     in several pieces and a repeated field's items in several runs. The hot path uses it to send
     parts encoded once (a round already played) beside the parts encoded for each request.
     """
-    size, head = len(payload), bytearray()
-    head += _varint((field_number << 3) | 2)
-    head += _varint(size)
-    return bytes(head) + payload
+    tag = _TAGS.get(field_number)
+    if tag is None:
+        tag = _TAGS[field_number] = _varint((field_number << 3) | 2)
+    size = len(payload)
+    return tag + (_SMALL[size] if size < 0x80 else _varint(size)) + payload
+
+
+_TAGS: dict[int, bytes] = {}
+_SMALL: Final = tuple(bytes((size,)) for size in range(0x80))
 
 
 def _varint(value: int) -> bytes:
