@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import logging
 import os
 import signal
@@ -343,9 +344,25 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     )
 
 
+GC_YOUNG_THRESHOLD = 7_000
+"""Allocations between two collections of the youngest generation (Python's default is 700)."""
+
+
+def tune_garbage_collector() -> None:
+    """Once the node serves: what startup made (modules, the games' tables, the server) is kept out
+    of every later collection (``gc.freeze``), and the youngest generation is collected a tenth as
+    often. A decision allocates many short-lived objects (requests, observations, messages, futures)
+    that reference counting frees; the collector found little among them and cost 2% of the node's
+    time in a profile at 64 matches."""
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
+
+
 async def serve(config: ServeConfig, on_ready: Callable[[RunningNode], None] | None = None) -> None:
     """Run a node until SIGTERM or SIGINT, then shut down gracefully."""
     running = await start_node(config)
+    tune_garbage_collector()
     if on_ready is not None:
         on_ready(running)
     stop = asyncio.Event()

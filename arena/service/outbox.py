@@ -18,13 +18,15 @@ T = TypeVar("T")
 class Outbox(Generic[T]):
     """Unbounded; ``put_nowait`` from anywhere on the loop, ``get`` from one consumer at a time."""
 
-    __slots__ = ("_items", "_waiter")
+    __slots__ = ("_items", "_loop", "_waiter")
 
     def __init__(self) -> None:
         self._items: deque[T] | None = None
         """Messages not yet taken; None while there are none."""
         self._waiter: asyncio.Future[T] | None = None
         """The consumer's pending ``get``, while the box is empty."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The consumer's loop, kept: on Python 3.11 each ``get_running_loop`` is a ``getpid`` system call."""
 
     def __len__(self) -> int:
         return len(self._items) if self._items is not None else 0
@@ -56,7 +58,10 @@ class Outbox(Generic[T]):
             return self.get_nowait()
         if self._waiter is not None:
             raise RuntimeError("an Outbox has one consumer at a time")
-        waiter: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[T] = loop.create_future()
         self._waiter = waiter
         try:
             return await waiter

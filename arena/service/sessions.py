@@ -132,6 +132,8 @@ class RemoteSeat:
         self.pending: tuple[DecisionRequest, asyncio.Future[str]] | None = None
         self.gone = False
         self._grace_timer: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The match's loop, kept: on Python 3.11 each ``get_running_loop`` is a ``getpid`` system call."""
 
     @property
     def is_connected(self) -> bool:
@@ -145,7 +147,10 @@ class RemoteSeat:
 
     def decide(self, request: DecisionRequest) -> asyncio.Future[str]:
         """Send the request; the future resolves with the matching answer (the referee bounds it)."""
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
         if self.gone:
             future.set_exception(SeatGoneError(f"bot {self.session.name} left match {self.match_id}"))
             return future
