@@ -1,11 +1,14 @@
-"""``arena serve --workers N``: worker processes on one port, matches across them; and a match started
-on one node for bots connected to another is refereed where the bots are."""
+"""``arena serve --workers N``: worker processes on one port, matches across them (over the workers'
+direct link, which falls back to Redis when it breaks); and a match started on one node for bots
+connected to another is refereed where the bots are."""
 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -14,9 +17,11 @@ import pytest
 
 from arena.cli.admin import register_bot
 from arena.serve.launch import start_serve, stop
+from arena.serve.process import RunningNode, ServeConfig
+from arena.serve.process import start_node as start_in_process
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.redis_stores import connect
-from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
+from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
 from tests.grpc.rawbot import RawBot
 
@@ -75,6 +80,8 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
                 record = (await _record(stub, started.match_id)).record
                 assert record.outcome.termination == common_pb2.TERMINATION_NORMAL, what
                 assert not record.rejections, what
+        # The cross-worker match went over the workers' direct link: nothing through their Redis inboxes.
+        assert [await client.xlen(f"arena:relay:w.{i}") for i in range(2)] == [0, 0]
     finally:
         await client.aclose()
         for bot in bots:
@@ -128,3 +135,73 @@ async def test_a_match_started_on_one_node_is_refereed_on_the_node_of_its_bots(
         await client.aclose()
         for process in nodes:
             stop(process, 3)  # the silent bots hold a match open: no need to wait out its grace
+
+
+async def test_a_match_across_workers_finishes_through_redis_when_their_link_breaks_mid_match(
+    redis7: EmbeddedRedis, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two workers of one `arena serve --workers 2`, as real nodes in this event loop with their sockets
+    # in a private folder (a short path: a Unix socket's is at most 107 bytes).
+    siblings = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    ids = ("w.0", "w.1")
+    nodes: list[RunningNode] = []
+    bots: list[RawBot] = []
+    client = connect(redis7.url)
+    try:
+        for index, node_id in enumerate(ids):
+            config = ServeConfig(
+                address="127.0.0.1:0",
+                redis_url=redis7.url,
+                admin_token=ADMIN,
+                open_registration=True,
+                metrics_address=None,
+                node_id=node_id,
+                data_dir=tmp_path / node_id,
+                siblings_dir=siblings,
+                siblings=(ids[1 - index],),
+            )
+            nodes.append(await start_in_process(config))
+        addresses = [f"127.0.0.1:{node.port}" for node in nodes]
+        asked: list[int] = []
+
+        def break_links_at_third_request(request: bot_pb2.ActionRequest) -> str:
+            asked.append(request.sequence)
+            if len(asked) == 3:  # mid-match: both workers drop the links their sibling sends on
+                for node in nodes:
+                    assert node.links is not None
+                    node.links.close_incoming()
+            return request.legal_actions[0]
+
+        tokens = [await asyncio.to_thread(register_bot, addresses[0], name, None) for name in ("x", "y")]
+        bots.append(RawBot(addresses[0], tokens[0]).start())
+        bots.append(RawBot(addresses[1], tokens[1], chooser=break_links_at_third_request).start())
+        await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+        for _ in range(300):
+            if await client.exists("arena:botat:x", "arena:botat:y") == 2:
+                break
+            await asyncio.sleep(0.05)
+        tc = common_pb2.TimeControl()
+        tc.decision_allowance.seconds = 30
+        async with grpc.aio.insecure_channel(addresses[0]) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            started = await stub.StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=7, time_control=tc),
+                metadata=ADMIN_METADATA,
+            )
+            ended = await bots[1].wait_ended(started.match_id, 60)
+            record = (await _record(stub, started.match_id)).record
+        assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+        assert len(asked) > 3
+        # Nothing lost, nothing twice: no decision timed out, no answer was refused.
+        assert not record.rejections
+        assert not [d for d in record.decisions if d.is_fallback]
+        assert sum([await client.xlen(f"arena:relay:{node_id}") for node_id in ids]) > 0
+        broke = [r.getMessage() for r in caplog.records if "sibling link to" in r.getMessage()]
+        assert broke and all("broke" in line and "relaying to it through Redis" in line for line in broke), broke
+    finally:
+        for bot in bots:
+            await bot.stop()
+        await client.aclose()
+        for node in nodes:
+            await node.stop(0.5)
+        shutil.rmtree(siblings, ignore_errors=True)

@@ -1,0 +1,266 @@
+"""Direct links between the sibling workers of one ``arena serve --workers N``.
+
+The supervisor gives its workers a private folder (mode 0700); each worker listens there on a Unix
+socket named after its node id, and sends relay messages for a sibling over one connection to the
+sibling's socket (opened on the first message, kept), instead of through the sibling's Redis inbox.
+
+A link carries frames, each a 4-byte big-endian length then its bytes. The first frame is the hello:
+``[sender node id, link id]`` in JSON. Each further frame is a batch: a 4-byte length of its JSON
+header ``[first sequence number, [[fields, payload length or -1], ...]]``, the header, then the
+messages' payloads (the wire bytes for the bot), one after another, raw. The receiver hands each
+message to the relay, then answers with the sequence number of the last one it handled (8 bytes).
+
+A link that cannot be opened or that breaks is not used again: the sender relays through the Redis
+inbox from then on, first resending what the sibling had not acknowledged, in order, each message
+tagged with the link's id and its sequence number (``FALLBACK_FIELDS``) so that the receiver drops
+one it had already handled before the break.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import re
+import struct
+import uuid
+from collections import deque
+from collections.abc import Callable, Collection
+from pathlib import Path
+
+log = logging.getLogger("arena.service.relay")  # the relay's log
+
+Message = tuple[dict[str, str], bytes | None]
+"""A relay message: its fields, and the wire payload for the bot it carries (if any)."""
+
+LINK_FIELD, SEQUENCE_FIELD = "lk", "ls"
+FALLBACK_FIELDS = (LINK_FIELD, SEQUENCE_FIELD)
+"""The fields of a message that a broken link resent through Redis: the link's id, the message's number on it."""
+MAX_FRAME = 64 * 1024 * 1024
+"""A longer frame is not from a sibling: the link is closed."""
+WRITE_BUFFER = 4 * 1024 * 1024
+"""A sender waits for the socket to take its bytes past this much buffered."""
+
+_LENGTH = struct.Struct("!I")
+_ACK = struct.Struct("!Q")
+_SAFE_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def socket_path(folder: Path, node_id: str) -> Path:
+    """Where the worker ``node_id`` listens: its id, or a digest of an id unfit for a file name."""
+    name = node_id if _SAFE_NAME.fullmatch(node_id) else hashlib.sha256(node_id.encode()).hexdigest()[:32]
+    return folder / f"{name}.sock"
+
+
+def encode_batch(first: int, messages: Collection[Message]) -> bytes:
+    """One batch frame (with its length) of ``messages`` numbered from ``first``."""
+    header = json.dumps(
+        [first, [[fields, -1 if payload is None else len(payload)] for fields, payload in messages]],
+        separators=(",", ":"),
+    ).encode()
+    body = b"".join(payload for _fields, payload in messages if payload is not None)
+    return b"".join((_LENGTH.pack(4 + len(header) + len(body)), _LENGTH.pack(len(header)), header, body))
+
+
+def decode_batch(frame: bytes) -> tuple[int, list[Message]]:
+    """The first sequence number and the messages of a batch frame (without its length);
+    raises ``ValueError`` for a frame that is not one."""
+    (size,) = _LENGTH.unpack_from(frame)
+    first, items = json.loads(frame[4 : 4 + size])
+    offset = 4 + size
+    messages: list[Message] = []
+    for fields, length in items:
+        if not isinstance(fields, dict) or not all(isinstance(v, str) for v in fields.values()):
+            raise ValueError("a message's fields are not text")
+        if length < 0:
+            messages.append((fields, None))
+            continue
+        if offset + length > len(frame):
+            raise ValueError("a payload runs past the frame")
+        messages.append((fields, frame[offset : offset + length]))
+        offset += length
+    return int(first), messages
+
+
+async def _read_frame(reader: asyncio.StreamReader) -> bytes:
+    (size,) = _LENGTH.unpack(await reader.readexactly(4))
+    if size > MAX_FRAME:
+        raise ValueError(f"a frame of {size} bytes")
+    return await reader.readexactly(size)
+
+
+class _Link:
+    """This worker's connection to one sibling, with what it sent there and the sibling has not acknowledged."""
+
+    def __init__(self, node: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.node = node
+        self.id = uuid.uuid4().hex
+        self.reader = reader
+        self.writer = writer
+        self.sent = 0
+        """The number of the last message sent."""
+        self.unacked: deque[tuple[int, Message]] = deque()
+        self.broken = False
+        self.acks: asyncio.Task[None] | None = None
+
+
+class SiblingLinks:
+    """This worker's socket for its siblings, and its links to theirs.
+
+    ``deliver`` handles a message that came over a link (the relay's ``handle``); ``broke(node)`` is
+    called when the link to ``node`` breaks (the relay then resends what ``take_unacked`` gives).
+    """
+
+    def __init__(
+        self,
+        node_id: str,
+        folder: Path,
+        siblings: Collection[str],
+        deliver: Callable[[dict[str, str], bytes | None], None],
+        broke: Callable[[str], None],
+    ) -> None:
+        self.node_id = node_id
+        self.folder = folder
+        self.siblings = frozenset(siblings) - {node_id}
+        self.deliver = deliver
+        self.broke = broke
+        self.links: dict[str, _Link] = {}
+        self.unusable: set[str] = set()
+        """Siblings whose link could not be opened or broke: relayed to through Redis."""
+        self.received: dict[str, int] = {}
+        """The last message handled from each incoming link, by link id."""
+        self.server: asyncio.Server | None = None
+        self.incoming: set[asyncio.StreamWriter] = set()
+
+    async def listen(self) -> None:
+        """Listen on this worker's socket (raises ``OSError`` if it cannot)."""
+        path = socket_path(self.folder, self.node_id)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        self.server = await asyncio.start_unix_server(self._serve, path)
+
+    def usable(self, node: str) -> bool:
+        """Whether messages for ``node`` go over a link (it is a sibling whose link has not failed)."""
+        return node in self.siblings and node not in self.unusable
+
+    async def send(self, node: str, messages: list[Message]) -> bool:
+        """Send ``messages`` to the sibling ``node``, opening the link first if need be. False if the
+        link could not be opened (nothing was sent: relay them through Redis). Once written they
+        are the link's until acknowledged: if it breaks, ``take_unacked`` has them."""
+        link = self.links.get(node)
+        if link is None:
+            try:
+                reader, writer = await asyncio.open_unix_connection(socket_path(self.folder, node))
+            except OSError as error:
+                self.unusable.add(node)
+                log.warning("sibling link to %s cannot be opened (%s): relaying to it through Redis", node, error)
+                return False
+            link = self.links[node] = _Link(node, reader, writer)
+            hello = json.dumps([self.node_id, link.id]).encode()
+            writer.write(_LENGTH.pack(len(hello)) + hello)
+            link.acks = asyncio.ensure_future(self._read_acks(link))
+        if link.broken:
+            return False
+        first = link.sent + 1
+        for message in messages:
+            link.sent += 1
+            link.unacked.append((link.sent, message))
+        link.writer.write(encode_batch(first, messages))
+        if link.writer.transport.get_write_buffer_size() > WRITE_BUFFER:
+            with contextlib.suppress(OSError):
+                await link.writer.drain()
+        return True
+
+    async def _read_acks(self, link: _Link) -> None:
+        reason = "closed by the sibling"
+        try:
+            while True:
+                (handled,) = _ACK.unpack(await link.reader.readexactly(_ACK.size))
+                while link.unacked and link.unacked[0][0] <= handled:
+                    link.unacked.popleft()
+        except asyncio.IncompleteReadError:
+            pass
+        except OSError as error:
+            reason = str(error)
+        link.broken = True
+        self.unusable.add(link.node)
+        link.writer.close()
+        log.warning(
+            "sibling link to %s broke (%s): relaying to it through Redis, resending %d unacknowledged messages",
+            link.node,
+            reason,
+            len(link.unacked),
+        )
+        self.broke(link.node)
+
+    def take_unacked(self, node: str) -> list[Message]:
+        """What a broken link to ``node`` sent and the sibling did not acknowledge, in order, each
+        tagged (``FALLBACK_FIELDS``) so the sibling drops what it had handled; then forgets it."""
+        link = self.links.get(node)
+        if link is None or not link.broken or not link.unacked:
+            return []
+        resent = [
+            (fields | {LINK_FIELD: link.id, SEQUENCE_FIELD: str(number)}, payload)
+            for number, (fields, payload) in link.unacked
+        ]
+        link.unacked.clear()
+        return resent
+
+    def seen(self, fields: dict[str, str]) -> bool:
+        """Whether a message from the Redis inbox was resent by a broken link that had delivered it
+        already; removes the fallback fields."""
+        link, number = fields.pop(LINK_FIELD, None), fields.pop(SEQUENCE_FIELD, None)
+        if link is None or number is None:
+            return False
+        try:
+            return int(number) <= self.received.get(link, 0)
+        except ValueError:
+            return False
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.incoming.add(writer)
+        sender = "?"
+        try:
+            sender, link = json.loads(await _read_frame(reader))
+            if sender not in self.siblings:
+                log.warning("a link from %r, which is not a sibling, is refused", str(sender)[:80])
+                return
+            while True:
+                first, messages = decode_batch(await _read_frame(reader))
+                handled = self.received.get(link, 0)
+                for number, (fields, payload) in enumerate(messages, first):
+                    if number <= handled:
+                        continue
+                    handled = self.received[link] = number
+                    try:
+                        self.deliver(fields, payload)
+                    except Exception:
+                        log.exception("bad relay message %s from sibling %s", number, sender)
+                writer.write(_ACK.pack(handled))
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass  # the sibling closed it
+        except (ValueError, TypeError, KeyError) as error:
+            log.warning("bad frame on the link from sibling %s: %s: closing it", str(sender)[:80], error)
+        finally:
+            self.incoming.discard(writer)
+            writer.close()
+
+    def close(self) -> None:
+        """Stop listening and close every link, both ways: what is sent from now on goes through
+        Redis (with what the links had not seen acknowledged, which the siblings drop if they had it)."""
+        self.close_incoming()
+        self.unusable |= self.siblings
+        for link in self.links.values():
+            link.broken = True
+            link.writer.close()
+            if link.acks is not None:
+                link.acks.cancel()
+
+    def close_incoming(self) -> None:
+        """Stop listening, and close the links from the siblings (they relay to this worker through Redis)."""
+        if self.server is not None:
+            self.server.close()
+        for writer in list(self.incoming):
+            writer.close()
