@@ -8,7 +8,9 @@ A link carries frames, each a 4-byte big-endian length then its bytes. The first
 ``[sender node id, link id]`` in JSON. Each further frame is a batch: a 4-byte length of its JSON
 header ``[first sequence number, [[fields, payload length or -1], ...]]``, the header, then the
 messages' payloads (the wire bytes for the bot), one after another, raw. The receiver hands each
-message to the relay, then answers with the sequence number of the last one it handled (8 bytes).
+message to the relay as it arrives, and every ``ACK_SECONDS`` (or ``ACK_EVERY`` messages) answers
+with the sequence number of the last one it handled (8 bytes). Both ends read with ``recv_into``
+into a buffer of their own (``asyncio.BufferedProtocol``), not a new 256 KiB one per read.
 
 A link that cannot be opened or that breaks is not used again: the sender relays through the Redis
 inbox from then on, first resending what the sibling had not acknowledged, in order, each message
@@ -40,8 +42,9 @@ FALLBACK_FIELDS = (LINK_FIELD, SEQUENCE_FIELD)
 """The fields of a message that a broken link resent through Redis: the link's id, the message's number on it."""
 MAX_FRAME = 64 * 1024 * 1024
 """A longer frame is not from a sibling: the link is closed."""
-WRITE_BUFFER = 4 * 1024 * 1024
-"""A sender waits for the socket to take its bytes past this much buffered."""
+ACK_SECONDS = 0.05
+ACK_EVERY = 1000
+"""A receiver acknowledges what it handled this long after it came, or at once past this many messages."""
 
 _LENGTH = struct.Struct("!I")
 _ACK = struct.Struct("!Q")
@@ -84,26 +87,143 @@ def decode_batch(frame: bytes) -> tuple[int, list[Message]]:
     return int(first), messages
 
 
-async def _read_frame(reader: asyncio.StreamReader) -> bytes:
-    (size,) = _LENGTH.unpack(await reader.readexactly(4))
-    if size > MAX_FRAME:
-        raise ValueError(f"a frame of {size} bytes")
-    return await reader.readexactly(size)
+class _Link(asyncio.BufferedProtocol):
+    """This worker's connection to one sibling, with what it sent there and the sibling has not
+    acknowledged; it reads the acknowledgements."""
 
-
-class _Link:
-    """This worker's connection to one sibling, with what it sent there and the sibling has not acknowledged."""
-
-    def __init__(self, node: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, links: SiblingLinks, node: str) -> None:
+        self.links = links
         self.node = node
         self.id = uuid.uuid4().hex
-        self.reader = reader
-        self.writer = writer
+        self.transport: asyncio.Transport | None = None
         self.sent = 0
         """The number of the last message sent."""
         self.unacked: deque[tuple[int, Message]] = deque()
         self.broken = False
-        self.acks: asyncio.Task[None] | None = None
+        self.buffer = bytearray(_ACK.size * 64)
+        self.filled = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return memoryview(self.buffer)[self.filled :]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.filled += nbytes
+        whole = self.filled - self.filled % _ACK.size
+        if whole:
+            (handled,) = _ACK.unpack_from(self.buffer, whole - _ACK.size)  # the latest says it all
+            self.buffer[: self.filled - whole] = self.buffer[whole : self.filled]
+            self.filled -= whole
+            while self.unacked and self.unacked[0][0] <= handled:
+                self.unacked.popleft()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.broken:
+            return  # closed here
+        self.broken = True
+        self.links.unusable.add(self.node)
+        log.warning(
+            "sibling link to %s broke (%s): relaying to it through Redis, resending %d unacknowledged messages",
+            self.node,
+            exc or "closed by the sibling",
+            len(self.unacked),
+        )
+        self.links.broke(self.node)
+
+    def close(self) -> None:
+        """Closed by this worker (it is stopping)."""
+        self.broken = True
+        if self.transport is not None:
+            self.transport.close()
+
+
+class _Incoming(asyncio.BufferedProtocol):
+    """A link from a sibling: its frames, handed to the relay as they arrive; acknowledged in a while."""
+
+    def __init__(self, links: SiblingLinks) -> None:
+        self.links = links
+        self.transport: asyncio.Transport | None = None
+        self.sender = ""
+        self.link = ""
+        self.buffer = bytearray(64 * 1024)
+        self.filled = 0
+        self.handled = 0
+        self.acked = 0
+        self.ack_soon: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.links.incoming.add(self)
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        if len(self.buffer) - self.filled < 4096:
+            self.buffer.extend(bytes(len(self.buffer)))  # room for a long frame
+        return memoryview(self.buffer)[self.filled :]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.filled += nbytes
+        start = 0
+        try:
+            while self.filled - start >= 4:
+                (size,) = _LENGTH.unpack_from(self.buffer, start)
+                if size > MAX_FRAME:
+                    raise ValueError(f"a frame of {size} bytes")
+                if self.filled - start - 4 < size:
+                    break
+                self._frame(bytes(self.buffer[start + 4 : start + 4 + size]))
+                start += 4 + size
+        except (ValueError, TypeError, KeyError) as error:
+            log.warning("bad frame on the link from sibling %s: %s: closing it", self.sender[:80] or "?", error)
+            self.close()
+            return
+        if start:
+            self.buffer[: self.filled - start] = self.buffer[start : self.filled]
+            self.filled -= start
+        if self.handled - self.acked >= ACK_EVERY:
+            self._ack()
+        elif self.handled > self.acked and self.ack_soon is None:
+            self.ack_soon = asyncio.get_running_loop().call_later(ACK_SECONDS, self._ack)
+
+    def _frame(self, frame: bytes) -> None:
+        if not self.sender:
+            sender, link = json.loads(frame)
+            if sender not in self.links.siblings:
+                raise ValueError(f"a link from {str(sender)[:80]!r}, which is not a sibling")
+            self.sender, self.link = str(sender), str(link)
+            return
+        first, messages = decode_batch(frame)
+        received = self.links.received
+        for number, (fields, payload) in enumerate(messages, first):
+            if number <= received.get(self.link, 0):
+                continue
+            received[self.link] = self.handled = number
+            try:
+                self.links.deliver(fields, payload)
+            except Exception:
+                log.exception("bad relay message %s from sibling %s", number, self.sender)
+
+    def _ack(self) -> None:
+        self.ack_soon = None
+        if self.transport is not None and not self.transport.is_closing() and self.handled > self.acked:
+            self.transport.write(_ACK.pack(self.handled))
+            self.acked = self.handled
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.links.incoming.discard(self)
+        if self.ack_soon is not None:
+            self.ack_soon.cancel()
+
+    def close(self) -> None:
+        """Acknowledge what was handled, and close."""
+        if self.ack_soon is not None:
+            self.ack_soon.cancel()
+        self._ack()
+        if self.transport is not None:
+            self.transport.close()
 
 
 class SiblingLinks:
@@ -132,14 +252,14 @@ class SiblingLinks:
         self.received: dict[str, int] = {}
         """The last message handled from each incoming link, by link id."""
         self.server: asyncio.Server | None = None
-        self.incoming: set[asyncio.StreamWriter] = set()
+        self.incoming: set[_Incoming] = set()
 
     async def listen(self) -> None:
         """Listen on this worker's socket (raises ``OSError`` if it cannot)."""
         path = socket_path(self.folder, self.node_id)
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-        self.server = await asyncio.start_unix_server(self._serve, path)
+        self.server = await asyncio.get_running_loop().create_unix_server(lambda: _Incoming(self), path)
 
     def usable(self, node: str) -> bool:
         """Whether messages for ``node`` go over a link (it is a sibling whose link has not failed)."""
@@ -147,53 +267,29 @@ class SiblingLinks:
 
     async def send(self, node: str, messages: list[Message]) -> bool:
         """Send ``messages`` to the sibling ``node``, opening the link first if need be. False if the
-        link could not be opened (nothing was sent: relay them through Redis). Once written they
-        are the link's until acknowledged: if it breaks, ``take_unacked`` has them."""
+        link could not be opened or has broken (relay them through Redis). Once written they are
+        the link's until acknowledged: if it breaks, ``take_unacked`` has them."""
         link = self.links.get(node)
         if link is None:
+            link = _Link(self, node)
             try:
-                reader, writer = await asyncio.open_unix_connection(socket_path(self.folder, node))
+                await asyncio.get_running_loop().create_unix_connection(lambda: link, str(socket_path(self.folder, node)))
             except OSError as error:
                 self.unusable.add(node)
                 log.warning("sibling link to %s cannot be opened (%s): relaying to it through Redis", node, error)
                 return False
-            link = self.links[node] = _Link(node, reader, writer)
+            self.links[node] = link
             hello = json.dumps([self.node_id, link.id]).encode()
-            writer.write(_LENGTH.pack(len(hello)) + hello)
-            link.acks = asyncio.ensure_future(self._read_acks(link))
-        if link.broken:
+            assert link.transport is not None
+            link.transport.write(_LENGTH.pack(len(hello)) + hello)
+        if link.broken or link.transport is None:
             return False
         first = link.sent + 1
         for message in messages:
             link.sent += 1
             link.unacked.append((link.sent, message))
-        link.writer.write(encode_batch(first, messages))
-        if link.writer.transport.get_write_buffer_size() > WRITE_BUFFER:
-            with contextlib.suppress(OSError):
-                await link.writer.drain()
+        link.transport.write(encode_batch(first, messages))
         return True
-
-    async def _read_acks(self, link: _Link) -> None:
-        reason = "closed by the sibling"
-        try:
-            while True:
-                (handled,) = _ACK.unpack(await link.reader.readexactly(_ACK.size))
-                while link.unacked and link.unacked[0][0] <= handled:
-                    link.unacked.popleft()
-        except asyncio.IncompleteReadError:
-            pass
-        except OSError as error:
-            reason = str(error)
-        link.broken = True
-        self.unusable.add(link.node)
-        link.writer.close()
-        log.warning(
-            "sibling link to %s broke (%s): relaying to it through Redis, resending %d unacknowledged messages",
-            link.node,
-            reason,
-            len(link.unacked),
-        )
-        self.broke(link.node)
 
     def take_unacked(self, node: str) -> list[Message]:
         """What a broken link to ``node`` sent and the sibling did not acknowledge, in order, each
@@ -219,48 +315,17 @@ class SiblingLinks:
         except ValueError:
             return False
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.incoming.add(writer)
-        sender = "?"
-        try:
-            sender, link = json.loads(await _read_frame(reader))
-            if sender not in self.siblings:
-                log.warning("a link from %r, which is not a sibling, is refused", str(sender)[:80])
-                return
-            while True:
-                first, messages = decode_batch(await _read_frame(reader))
-                handled = self.received.get(link, 0)
-                for number, (fields, payload) in enumerate(messages, first):
-                    if number <= handled:
-                        continue
-                    handled = self.received[link] = number
-                    try:
-                        self.deliver(fields, payload)
-                    except Exception:
-                        log.exception("bad relay message %s from sibling %s", number, sender)
-                writer.write(_ACK.pack(handled))
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass  # the sibling closed it
-        except (ValueError, TypeError, KeyError) as error:
-            log.warning("bad frame on the link from sibling %s: %s: closing it", str(sender)[:80], error)
-        finally:
-            self.incoming.discard(writer)
-            writer.close()
-
     def close(self) -> None:
         """Stop listening and close every link, both ways: what is sent from now on goes through
         Redis (with what the links had not seen acknowledged, which the siblings drop if they had it)."""
         self.close_incoming()
         self.unusable |= self.siblings
         for link in self.links.values():
-            link.broken = True
-            link.writer.close()
-            if link.acks is not None:
-                link.acks.cancel()
+            link.close()
 
     def close_incoming(self) -> None:
         """Stop listening, and close the links from the siblings (they relay to this worker through Redis)."""
         if self.server is not None:
             self.server.close()
-        for writer in list(self.incoming):
-            writer.close()
+        for incoming in list(self.incoming):
+            incoming.close()
