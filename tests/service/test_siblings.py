@@ -8,13 +8,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
+import struct
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
-from arena.service.siblings import FALLBACK_FIELDS, Message, SiblingLinks, decode_batch, encode_batch
+from arena.service.siblings import (
+    FALLBACK_FIELDS,
+    MAX_FRAME,
+    Message,
+    SiblingLinks,
+    decode_batch,
+    encode_batch,
+    socket_path,
+)
 
 
 @pytest.fixture
@@ -132,3 +141,25 @@ async def test_a_sibling_whose_socket_cannot_be_reached_is_relayed_to_through_re
     assert not a.links.take_unacked("w.1")
     assert "sibling link to w.1 cannot be opened" in caplog.text
     assert "relaying to it through Redis" in caplog.text
+
+
+async def test_a_link_from_a_stranger_or_with_a_bad_frame_is_closed_saying_why(
+    pair: tuple[Worker, Worker], folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _a, b = pair
+    hello = b'["intruder", "x"]'
+    sibling = b'["w.0", "y"]'
+    for frames, said in [
+        (struct.pack("!I", len(hello)) + hello, "a link from 'intruder', which is not a sibling"),
+        (
+            struct.pack("!I", len(sibling)) + sibling + struct.pack("!I", 5) + b"nope!",
+            "bad frame on the link from sibling w.0",
+        ),
+        (struct.pack("!I", MAX_FRAME + 1), "a frame of 67108865 bytes"),
+    ]:
+        reader, writer = await asyncio.open_unix_connection(str(socket_path(folder, "w.1")))
+        writer.write(frames)
+        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the worker
+        writer.close()
+        assert said in caplog.text
+    assert b.delivered == []
