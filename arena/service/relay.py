@@ -116,8 +116,12 @@ class Relay:
     def send(self, node: str, message: dict[str, str], payload: bytes | None = None) -> None:
         """Send a message (and the wire bytes for a bot it carries) to a node: over the link to a
         sibling worker, or to its inbox. Messages to one node keep their order (a start before its
-        requests): one sender per destination drains them, batched."""
+        requests): one sender per destination drains them, batched; or, while the link to a sibling
+        is open and nothing is waiting for it, straight onto the link (which writes them all at the
+        end of this turn of the event loop)."""
         queue = self.outboxes.get(node)
+        if (queue is None or queue.empty()) and self.links is not None and self.links.post(node, (message, payload)):
+            return
         if queue is None:
             queue = self.outboxes[node] = asyncio.Queue()
             self.senders[node] = asyncio.ensure_future(self._drain(node, queue))

@@ -99,6 +99,8 @@ class _Link(asyncio.BufferedProtocol):
         self.sent = 0
         """The number of the last message sent."""
         self.unacked: deque[tuple[int, Message]] = deque()
+        self.pending: list[Message] = []
+        """Messages to write at the end of this turn of the event loop, in one frame."""
         self.broken = False
         self.buffer = bytearray(_ACK.size * 64)
         self.filled = 0
@@ -106,6 +108,19 @@ class _Link(asyncio.BufferedProtocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
+
+    def put(self, message: Message) -> None:
+        """Number the message and write it soon, with the others sent this turn."""
+        self.sent += 1
+        self.unacked.append((self.sent, message))
+        self.pending.append(message)
+        if len(self.pending) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        pending, self.pending = self.pending, []
+        if not self.broken and self.transport is not None:
+            self.transport.write(encode_batch(self.sent - len(pending) + 1, pending))
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return memoryview(self.buffer)[self.filled :]
@@ -134,7 +149,9 @@ class _Link(asyncio.BufferedProtocol):
         self.links.broke(self.node)
 
     def close(self) -> None:
-        """Closed by this worker (it is stopping)."""
+        """Closed by this worker (it is stopping), after writing what it was given."""
+        if self.pending:
+            self._flush()
         self.broken = True
         if self.transport is not None:
             self.transport.close()
@@ -265,15 +282,26 @@ class SiblingLinks:
         """Whether messages for ``node`` go over a link (it is a sibling whose link has not failed)."""
         return node in self.siblings and node not in self.unusable
 
+    def post(self, node: str, message: Message) -> bool:
+        """Send ``message`` to the sibling ``node`` if its link is open; False if it is not (yet, or
+        any more). Once taken it is the link's until acknowledged: if it breaks, ``take_unacked`` has it."""
+        link = self.links.get(node)
+        if link is None or link.broken:
+            return False
+        link.put(message)
+        return True
+
     async def send(self, node: str, messages: list[Message]) -> bool:
         """Send ``messages`` to the sibling ``node``, opening the link first if need be. False if the
-        link could not be opened or has broken (relay them through Redis). Once written they are
+        link could not be opened or has broken (relay them through Redis). Once taken they are
         the link's until acknowledged: if it breaks, ``take_unacked`` has them."""
         link = self.links.get(node)
         if link is None:
             link = _Link(self, node)
             try:
-                await asyncio.get_running_loop().create_unix_connection(lambda: link, str(socket_path(self.folder, node)))
+                await asyncio.get_running_loop().create_unix_connection(
+                    lambda: link, str(socket_path(self.folder, node))
+                )
             except OSError as error:
                 self.unusable.add(node)
                 log.warning("sibling link to %s cannot be opened (%s): relaying to it through Redis", node, error)
@@ -282,13 +310,10 @@ class SiblingLinks:
             hello = json.dumps([self.node_id, link.id]).encode()
             assert link.transport is not None
             link.transport.write(_LENGTH.pack(len(hello)) + hello)
-        if link.broken or link.transport is None:
+        if link.broken:
             return False
-        first = link.sent + 1
         for message in messages:
-            link.sent += 1
-            link.unacked.append((link.sent, message))
-        link.transport.write(encode_batch(first, messages))
+            link.put(message)
         return True
 
     def take_unacked(self, node: str) -> list[Message]:
