@@ -5,6 +5,7 @@ connected to another is refereed where the bots are."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 import sys
@@ -35,20 +36,33 @@ async def _record(stub: match_pb2_grpc.MatchServiceStub, match_id: str) -> match
     raise AssertionError(f"match {match_id} did not end")
 
 
+def _check_sockets(temp: Path, remove: bool) -> None:
+    """The supervisor's one folder in ``temp`` is private and holds each worker's socket (removed if ``remove``)."""
+    [private] = temp.glob("arena-workers-*")
+    assert private.stat().st_mode & 0o777 == 0o700
+    assert sorted(path.name for path in private.iterdir()) == ["w.0.sock", "w.1.sock"]
+    for path in private.iterdir() if remove else ():
+        path.unlink()
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("sockets", ["kept", "removed"])
 async def test_two_workers_share_a_port_and_play_matches_within_and_across_workers(
-    redis7: EmbeddedRedis, tmp_path: Path
+    redis7: EmbeddedRedis, tmp_path: Path, sockets: str
 ) -> None:
+    """Over the workers' direct link; or, their sockets removed before any match, through Redis."""
+    temp = Path(tempfile.mkdtemp(prefix="arena-test-"))  # the supervisor's private folder goes here
     port = free_port()
     address = f"127.0.0.1:{port}"
     args = ["--address", address, "--redis", redis7.url, "--node-id", "w", "--workers", "2", "--open-registration"]
     args += ["--admin-token", ADMIN, "--data-dir", str(tmp_path / "data"), "--metrics-address", ""]
     args += ["--log-format", "text", "--log-level", "warning", "--shutdown-grace", "2", "--web-port", "0"]
-    server, said = start_serve(args, log=tmp_path / "serve.log")
+    server, said = start_serve(args, log=tmp_path / "serve.log", env={"TMPDIR": str(temp)})
     bots: list[subprocess.Popen[bytes]] = []
     client = connect(redis7.url)
     try:
         assert said == address
+        _check_sockets(temp, remove=sockets == "removed")
         # Each bot in its own process (its own connection): the kernel spreads them over the workers.
         where: dict[str, str] = {}
         for index in range(12):
@@ -80,8 +94,15 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
                 record = (await _record(stub, started.match_id)).record
                 assert record.outcome.termination == common_pb2.TERMINATION_NORMAL, what
                 assert not record.rejections, what
-        # The cross-worker match went over the workers' direct link: nothing through their Redis inboxes.
-        assert [await client.xlen(f"arena:relay:w.{i}") for i in range(2)] == [0, 0]
+        inboxes = [await client.xlen(f"arena:relay:w.{i}") for i in range(2)]
+        if sockets == "kept":  # the cross-worker match went over the workers' direct link, not Redis
+            assert inboxes == [0, 0]
+        else:
+            assert sum(inboxes) > 0
+            assert (
+                "cannot be opened ([Errno 2] No such file or directory): relaying to it through Redis"
+                in (tmp_path / "serve.log").read_text()
+            )
     finally:
         await client.aclose()
         for bot in bots:
@@ -91,6 +112,7 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
         stop(server, 30)
     assert server.returncode == 0
     assert "Traceback" not in (tmp_path / "serve.log").read_text()
+    os.rmdir(temp)  # empty: the supervisor removed its folder
 
 
 @pytest.mark.slow
