@@ -7,6 +7,8 @@ node holds a :class:`ProxySeat` in the bot's session, which delivers them to the
 local seat, and sends back the bot's answers, its presence (disconnected / back) and, past the
 grace period, that it is gone. Where each bot is connected is kept in Redis by its home node
 (``arena:botat:{bot}``, refreshed with the node's heartbeat, expiring when the node dies).
+The workers of one ``arena serve --workers N`` send each other their messages over direct links
+instead (``arena.service.siblings``), falling back to the inboxes if a link fails.
 """
 
 from __future__ import annotations
