@@ -1,11 +1,15 @@
-"""``arena serve --workers N``: worker processes on one port, matches across them; and a match started
-on one node for bots connected to another is refereed where the bots are."""
+"""``arena serve --workers N``: worker processes on one port, matches across them (over the workers'
+direct link, which falls back to Redis when it breaks); and a match started on one node for bots
+connected to another is refereed where the bots are."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -14,9 +18,11 @@ import pytest
 
 from arena.cli.admin import register_bot
 from arena.serve.launch import start_serve, stop
+from arena.serve.process import RunningNode, ServeConfig
+from arena.serve.process import start_node as start_in_process
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.redis_stores import connect
-from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
+from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
 from tests.grpc.rawbot import RawBot
 
@@ -30,20 +36,33 @@ async def _record(stub: match_pb2_grpc.MatchServiceStub, match_id: str) -> match
     raise AssertionError(f"match {match_id} did not end")
 
 
+def _check_sockets(temp: Path, remove: bool) -> None:
+    """The supervisor's one folder in ``temp`` is private and holds each worker's socket (removed if ``remove``)."""
+    [private] = temp.glob("arena-workers-*")
+    assert private.stat().st_mode & 0o777 == 0o700
+    assert sorted(path.name for path in private.iterdir()) == ["w.0.sock", "w.1.sock"]
+    for path in private.iterdir() if remove else ():
+        path.unlink()
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("sockets", ["kept", "removed"])
 async def test_two_workers_share_a_port_and_play_matches_within_and_across_workers(
-    redis7: EmbeddedRedis, tmp_path: Path
+    redis7: EmbeddedRedis, tmp_path: Path, sockets: str
 ) -> None:
+    """Over the workers' direct link; or, their sockets removed before any match, through Redis."""
+    temp = Path(tempfile.mkdtemp(prefix="arena-test-"))  # the supervisor's private folder goes here
     port = free_port()
     address = f"127.0.0.1:{port}"
     args = ["--address", address, "--redis", redis7.url, "--node-id", "w", "--workers", "2", "--open-registration"]
     args += ["--admin-token", ADMIN, "--data-dir", str(tmp_path / "data"), "--metrics-address", ""]
     args += ["--log-format", "text", "--log-level", "warning", "--shutdown-grace", "2", "--web-port", "0"]
-    server, said = start_serve(args, log=tmp_path / "serve.log")
+    server, said = start_serve(args, log=tmp_path / "serve.log", env={"TMPDIR": str(temp)})
     bots: list[subprocess.Popen[bytes]] = []
     client = connect(redis7.url)
     try:
         assert said == address
+        _check_sockets(temp, remove=sockets == "removed")
         # Each bot in its own process (its own connection): the kernel spreads them over the workers.
         where: dict[str, str] = {}
         for index in range(12):
@@ -75,6 +94,15 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
                 record = (await _record(stub, started.match_id)).record
                 assert record.outcome.termination == common_pb2.TERMINATION_NORMAL, what
                 assert not record.rejections, what
+        inboxes = [await client.xlen(f"arena:relay:w.{i}") for i in range(2)]
+        if sockets == "kept":  # the cross-worker match went over the workers' direct link, not Redis
+            assert inboxes == [0, 0]
+        else:
+            assert sum(inboxes) > 0
+            assert (
+                "cannot be opened ([Errno 2] No such file or directory): relaying to it through Redis"
+                in (tmp_path / "serve.log").read_text()
+            )
     finally:
         await client.aclose()
         for bot in bots:
@@ -84,6 +112,7 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
         stop(server, 30)
     assert server.returncode == 0
     assert "Traceback" not in (tmp_path / "serve.log").read_text()
+    os.rmdir(temp)  # empty: the supervisor removed its folder
 
 
 @pytest.mark.slow
@@ -128,3 +157,73 @@ async def test_a_match_started_on_one_node_is_refereed_on_the_node_of_its_bots(
         await client.aclose()
         for process in nodes:
             stop(process, 3)  # the silent bots hold a match open: no need to wait out its grace
+
+
+async def test_a_match_across_workers_finishes_through_redis_when_their_link_breaks_mid_match(
+    redis7: EmbeddedRedis, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two workers of one `arena serve --workers 2`, as real nodes in this event loop with their sockets
+    # in a private folder (a short path: a Unix socket's is at most 107 bytes).
+    siblings = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    ids = ("w.0", "w.1")
+    nodes: list[RunningNode] = []
+    bots: list[RawBot] = []
+    client = connect(redis7.url)
+    try:
+        for index, node_id in enumerate(ids):
+            config = ServeConfig(
+                address="127.0.0.1:0",
+                redis_url=redis7.url,
+                admin_token=ADMIN,
+                open_registration=True,
+                metrics_address=None,
+                node_id=node_id,
+                data_dir=tmp_path / node_id,
+                siblings_dir=siblings,
+                siblings=(ids[1 - index],),
+            )
+            nodes.append(await start_in_process(config))
+        addresses = [f"127.0.0.1:{node.port}" for node in nodes]
+        asked: list[int] = []
+
+        def break_links_at_third_request(request: bot_pb2.ActionRequest) -> str:
+            asked.append(request.sequence)
+            if len(asked) == 3:  # mid-match: both workers drop the links their sibling sends on
+                for node in nodes:
+                    assert node.links is not None
+                    node.links.close_incoming()
+            return request.legal_actions[0]
+
+        tokens = [await asyncio.to_thread(register_bot, addresses[0], name, None) for name in ("x", "y")]
+        bots.append(RawBot(addresses[0], tokens[0]).start())
+        bots.append(RawBot(addresses[1], tokens[1], chooser=break_links_at_third_request).start())
+        await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+        for _ in range(300):
+            if await client.exists("arena:botat:x", "arena:botat:y") == 2:
+                break
+            await asyncio.sleep(0.05)
+        tc = common_pb2.TimeControl()
+        tc.decision_allowance.seconds = 30
+        async with grpc.aio.insecure_channel(addresses[0]) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            started = await stub.StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=7, time_control=tc),
+                metadata=ADMIN_METADATA,
+            )
+            ended = await bots[1].wait_ended(started.match_id, 60)
+            record = (await _record(stub, started.match_id)).record
+        assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+        assert len(asked) > 3
+        # Nothing lost, nothing twice: no decision timed out, no answer was refused.
+        assert not record.rejections
+        assert not [d for d in record.decisions if d.is_fallback]
+        assert sum([await client.xlen(f"arena:relay:{node_id}") for node_id in ids]) > 0
+        broke = [r.getMessage() for r in caplog.records if "sibling link to" in r.getMessage()]
+        assert broke and all("broke" in line and "relaying to it through Redis" in line for line in broke), broke
+    finally:
+        for bot in bots:
+            await bot.stop()
+        await client.aclose()
+        for node in nodes:
+            await node.stop(0.5)
+        shutil.rmtree(siblings, ignore_errors=True)

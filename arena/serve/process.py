@@ -31,6 +31,7 @@ from arena.service.limits import Limits
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
+from arena.service.siblings import SiblingLinks
 from arena.store.clients import RedisClientBook
 from arena.store.embedded import EmbeddedRedis, redacted
 from arena.store.ladders import LadderStore
@@ -73,6 +74,11 @@ class ServeConfig:
     shared_port: bool = False
     """A worker of ``arena serve --workers N``: the port is shared with its siblings (SO_REUSEPORT),
     and the supervisor checked it was free."""
+    siblings_dir: Path | None = None
+    """A worker of ``arena serve --workers N``: the supervisor's private folder (mode 0700) where
+    each worker listens on a Unix socket for its siblings' relay messages (see ``siblings``)."""
+    siblings: tuple[str, ...] = ()
+    """The node ids of this worker's siblings, which it relays to over their sockets, not through Redis."""
 
 
 @dataclasses.dataclass
@@ -90,6 +96,8 @@ class RunningNode:
     worker_task: asyncio.Task[None]
     heartbeat_task: asyncio.Task[None]
     relay_task: asyncio.Task[None]
+    links: SiblingLinks | None = None
+    """The links to the sibling workers, for a worker of ``arena serve --workers N``."""
     lost_id: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     """Set if another node took this node's id (it was silent past the heartbeat's expiry)."""
     web: WebServer | None = None
@@ -113,6 +121,8 @@ class RunningNode:
             tasks = [self.worker_task, self.heartbeat_task, self.relay_task]
             await asyncio.wait_for(asyncio.gather(*tasks, *filter(None, [self.matchmaker_task])), 5)
         await self.node.matches.shutdown(grace_seconds)
+        if self.links is not None:
+            self.links.close()
         await self.grpc.server.stop(min(grace_seconds, 5.0))
         await self.redis.aclose()
         if self.embedded is not None:
@@ -246,6 +256,14 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     node.nodes = NodeDirectory(client, node_id, config.address)
     relay = Relay(RelayStore(client, node_id), hub, clock, convert.outgoing_to_wire)
     node.matches.relay = relay
+    links = None
+    if config.siblings_dir is not None:
+        links = relay.link_siblings(config.siblings_dir, config.siblings)
+        try:
+            await links.listen()
+        except OSError as error:
+            raise StartupError(f"cannot listen for the sibling workers in {config.siblings_dir}: {error}") from error
+        started.callback(links.close)
     relay.adopt = node.matches.adopt
     node.matches.slots = SlotBroker(client)
     node.matches.listing = listing = RunningIndex(client, node_id)
@@ -338,6 +356,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         worker_task,
         heartbeat_task,
         relay_task,
+        links,
         lost_id,
         web,
         matchmaker_task,

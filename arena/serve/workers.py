@@ -4,8 +4,10 @@ asyncio and gRPC run a node on one core. With N workers, a supervisor process st
 (the embedded Redis, unless ``--redis`` names one) and N worker processes, each a full node of the
 arena (its own node id, ``NODE-ID.0`` … ``NODE-ID.N-1``) listening on the same port with
 SO_REUSEPORT, so the kernel spreads bot connections over them. A match between bots whose
-connections landed on different workers is played through the nodes' relay, as between any
-two nodes of one arena; ``StartMatch`` starts a match on the worker its bots are connected to.
+connections landed on different workers is played through the nodes' relay, over a direct link
+between the two workers (a Unix socket in the supervisor's private folder, mode 0700, removed when
+it exits) rather than through Redis as between the nodes of different machines. ``StartMatch``
+starts a match on the worker its bots are connected to.
 Worker ``i`` serves ``/metrics`` on the metrics port plus ``i``; the first worker serves the web site.
 
 The supervisor prints the ready line once every worker serves, forwards SIGTERM/SIGINT to them
@@ -23,10 +25,12 @@ import multiprocessing.connection
 import os
 import signal
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 
 from arena import logs
 from arena.errors import StartupError
@@ -54,9 +58,13 @@ class WorkerSpec:
     json_logs: bool
 
 
-def worker_configs(config: ServeConfig, count: int, redis_url: str, admin: str | None) -> list[ServeConfig]:
-    """The configuration of each of ``count`` workers of ``config`` (its port already chosen)."""
+def worker_configs(
+    config: ServeConfig, count: int, redis_url: str, admin: str | None, siblings_dir: Path | None = None
+) -> list[ServeConfig]:
+    """The configuration of each of ``count`` workers of ``config`` (its port already chosen);
+    with ``siblings_dir``, each relays to the others over their sockets there."""
     base = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
+    ids = tuple(f"{base}.{i}" for i in range(count))
     metrics: list[str | None] = [None] * count
     if config.metrics_address:
         host, _, port = config.metrics_address.rpartition(":")
@@ -66,10 +74,12 @@ def worker_configs(config: ServeConfig, count: int, redis_url: str, admin: str |
             config,
             redis_url=redis_url,
             admin_token=admin,
-            node_id=f"{base}.{i}",
+            node_id=ids[i],
             metrics_address=metrics[i],
             web_address=config.web_address if i == 0 else None,
             shared_port=True,
+            siblings_dir=siblings_dir,
+            siblings=tuple(other for other in ids if other != ids[i]) if siblings_dir is not None else (),
         )
         for i in range(count)
     ]
@@ -134,7 +144,11 @@ def run_workers(
             admin = admin_token_for(config)
         except OSError as error:
             raise StartupError(f"cannot keep the admin token in the data folder {config.data_dir}: {error}") from error
-        return _supervise(worker_configs(config, count, url, admin), port, on_ready, log_level, json_logs)
+        # The workers' sockets for each other: private to this user, removed when the supervisor exits.
+        with tempfile.TemporaryDirectory(prefix="arena-workers-") as siblings:
+            os.chmod(siblings, 0o700)
+            configs = worker_configs(config, count, url, admin, Path(siblings))
+            return _supervise(configs, port, on_ready, log_level, json_logs)
     finally:
         if embedded is not None:
             embedded.stop()

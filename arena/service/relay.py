@@ -7,6 +7,8 @@ node holds a :class:`ProxySeat` in the bot's session, which delivers them to the
 local seat, and sends back the bot's answers, its presence (disconnected / back) and, past the
 grace period, that it is gone. Where each bot is connected is kept in Redis by its home node
 (``arena:botat:{bot}``, refreshed with the node's heartbeat, expiring when the node dies).
+The workers of one ``arena serve --workers N`` send each other their messages over direct links
+instead (``arena.service.siblings``), falling back to the inboxes if a link fails.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ import enum
 import json
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
+from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError, SeatGoneError, StoredDataError, echo
 from arena.referee.clock import Clock
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
+from arena.service.siblings import Message, SiblingLinks
 from arena.store.redis_stores import STORE_ERRORS
 from arena.store.relay import RelayStore
 
@@ -90,7 +94,8 @@ class Relay:
         self.origin_seats: dict[tuple[str, str, int], RelaySeat] = {}
         """Seats this node referees whose bots are elsewhere, by (match, bot, seat)."""
         self.pending_sends: set[asyncio.Task[None]] = set()
-        self.outboxes: dict[str, asyncio.Queue[dict[str, str]]] = {}
+        self.outboxes: dict[str, asyncio.Queue[Message | None]] = {}
+        """Messages to send, by node (None: only a wake-up, when a sibling link broke)."""
         self.senders: dict[str, asyncio.Task[None]] = {}
         self.adopt: Callable[[dict[str, Any]], Awaitable[str]] | None = None
         """Starts a match that another node asks this one to referee (its bots are connected here)."""
@@ -99,26 +104,54 @@ class Relay:
         self.following: set[RelaySeat] = set()
         """Seats with a request pending, which the follower checks on (one task for them all)."""
         self.follower: asyncio.Task[None] | None = None
+        self.links: SiblingLinks | None = None
+        """Direct links to the sibling workers of this ``arena serve --workers N`` (see ``link_siblings``)."""
 
     # -- sending ------------------------------------------------------------------------------
 
-    def send(self, node: str, message: dict[str, str]) -> None:
-        """Post to a node's inbox. Messages to one node keep their order (a start before its
-        requests): one sender per destination drains them, batched in a pipeline."""
+    def link_siblings(self, folder: Path, siblings: Collection[str]) -> SiblingLinks:
+        """Send to these sibling workers over their sockets in ``folder`` rather than through their
+        Redis inboxes, and take theirs (call ``SiblingLinks.listen`` next)."""
+        self.links = SiblingLinks(self.node_id, folder, siblings, self._handle_logged, self._wake)
+        return self.links
+
+    def send(self, node: str, message: dict[str, str], payload: bytes | None = None) -> None:
+        """Send a message (and the wire bytes for a bot it carries) to a node: over the link to a
+        sibling worker, or to its inbox. Messages to one node keep their order (a start before its
+        requests): one sender per destination drains them, batched; or, while the link to a sibling
+        is open and nothing is waiting for it, straight onto the link (which writes them all at the
+        end of this turn of the event loop)."""
         queue = self.outboxes.get(node)
+        if (queue is None or queue.empty()) and self.links is not None and self.links.post(node, (message, payload)):
+            return
         if queue is None:
             queue = self.outboxes[node] = asyncio.Queue()
             self.senders[node] = asyncio.ensure_future(self._drain(node, queue))
-        queue.put_nowait(message)
+        queue.put_nowait((message, payload))
 
-    async def _drain(self, node: str, queue: asyncio.Queue[dict[str, str]]) -> None:
+    def _wake(self, node: str) -> None:
+        """The link to ``node`` broke: its sender resends what it left unacknowledged, even if idle."""
+        queue = self.outboxes.get(node)
+        if queue is not None:
+            queue.put_nowait(None)
+
+    async def _drain(self, node: str, queue: asyncio.Queue[Message | None]) -> None:
         while True:
-            batch = [await queue.get()]
+            batch = [message for message in [await queue.get()] if message is not None]
             while not queue.empty() and len(batch) < 500:
-                batch.append(queue.get_nowait())
+                if (message := queue.get_nowait()) is not None:
+                    batch.append(message)
+            links = self.links
+            if links is not None and links.usable(node) and await links.send(node, batch):
+                continue
+            if links is not None:
+                batch = links.take_unacked(node) + batch
+            if not batch:
+                continue
+            posted = [fields if payload is None else fields | {"payload": _b64(payload)} for fields, payload in batch]
             for attempt in range(20):
                 try:
-                    await self.store.post(node, batch)
+                    await self.store.post(node, posted)
                     break
                 except STORE_ERRORS as error:
                     log.warning("relay to %s failed (%s); retrying", node, error)
@@ -141,10 +174,6 @@ class Relay:
         if home is None or not (await self.store.alive([home]))[home]:
             return None
         return home
-
-    def payload(self, message: Outgoing) -> str:
-        """A message for a bot, encoded for the wire and for a stream field."""
-        return base64.b64encode(self.encode(message)).decode()
 
     async def start_at(self, node: str, spec: dict[str, Any], seconds: float) -> dict[str, str]:
         """Ask ``node`` to start a match (``spec`` as ``MatchManager.adopt`` reads it); its answer
@@ -203,12 +232,17 @@ class Relay:
                 await asyncio.sleep(0.5)
                 continue
             for last, fields in entries:
-                try:
-                    self.handle(fields)
-                except StoredDataError as error:
-                    log.warning("bad relay message %s: %s", last, error)
-                except Exception:
-                    log.exception("bad relay message %s", last)
+                if self.links is None or not self.links.seen(fields):
+                    self._handle_logged(fields, None, last)
+
+    def _handle_logged(self, message: dict[str, str], payload: bytes | None, where: str = "from a sibling") -> None:
+        """``handle``, logging a message it cannot handle."""
+        try:
+            self.handle(message, payload)
+        except StoredDataError as error:
+            log.warning("bad relay message %s: %s", where, error)
+        except Exception:
+            log.exception("bad relay message %s", where)
 
     async def check_origins(self) -> None:
         """Mark the cross-node seats whose referee's node has had no heartbeat at two checks in a row."""
@@ -230,8 +264,10 @@ class Relay:
             else:
                 seat.origin_missed = True
 
-    def handle(self, message: dict[str, str]) -> None:
-        """One message from another node; raises ``StoredDataError`` for one of an unknown kind."""
+    def handle(self, message: dict[str, str], payload: bytes | None = None) -> None:
+        """One message from another node, with the wire bytes for a bot it carries (from a sibling's
+        link; from the inbox they are in its ``payload`` field, in base64); raises
+        ``StoredDataError`` for one of an unknown kind."""
         kind, match_id, bot = RelayKind.parse(message.get("t", "")), message.get("match", ""), message.get("bot", "")
         index = int(message.get("seat", "0"))
         if kind is RelayKind.ADOPT:
@@ -255,14 +291,21 @@ class Relay:
                 )
             return
         proxy = session.seats.get(match_id, {}).get(index)
+        if payload is None:
+            payload = base64.b64decode(message.get("payload", ""))
         if kind is RelayKind.START:
             if not isinstance(proxy, ProxySeat):
                 grace = float(message["grace"])
                 proxy = ProxySeat(session, match_id, index, self.clock, grace, self, message["origin"])
                 session.add_seat(proxy)
-            proxy.on_start(message["payload"])
+            proxy.on_start(payload)
         elif isinstance(proxy, ProxySeat):
-            proxy.on_origin_message(kind, message)
+            proxy.on_origin_message(kind, message, payload)
+
+
+def _b64(payload: bytes) -> str:
+    """Wire bytes for a stream field."""
+    return base64.b64encode(payload).decode()
 
 
 class RelaySeat:
@@ -298,7 +341,7 @@ class RelaySeat:
             "seat": str(self.seat),
             "origin": self.relay.node_id,
         }
-        self.relay.send(self.home, fields | {"payload": self.relay.payload(message)} | extra)
+        self.relay.send(self.home, fields | extra, self.relay.encode(message))
 
     async def match_started(self, start: MatchStart) -> None:
         """Tell the home node to seat the bot."""
@@ -399,8 +442,8 @@ class ProxySeat(RemoteSeat):
         super().__init__(session, match_id, seat, clock, grace_seconds)
         self.relay = relay
         self.origin = origin
-        self.start_payload = ""
-        self.request_payload = ""
+        self.start_payload = b""
+        self.request_payload = b""
         self.request_sequence = 0
         self.heard = clock.now()
         self.origin_missed = False
@@ -417,19 +460,18 @@ class ProxySeat(RemoteSeat):
         its match runs elsewhere."""
         return self.origin_gone or self.clock.now() - self.heard > STALE_SECONDS
 
-    def _deliver(self, payload: str) -> None:
-        self.session.send(Relayed(base64.b64decode(payload)))
+    def _deliver(self, payload: bytes) -> None:
+        self.session.send(Relayed(payload))
 
-    def on_start(self, payload: str) -> None:
+    def on_start(self, payload: bytes) -> None:
         """The origin seated the bot."""
         self.heard = self.clock.now()
         self.start_payload = payload
         self._deliver(payload)
 
-    def on_origin_message(self, kind: RelayKind, message: dict[str, str]) -> None:
-        """A request, a rejection or the end, from the origin."""
+    def on_origin_message(self, kind: RelayKind, message: dict[str, str], payload: bytes) -> None:
+        """A request, a rejection or the end (with its wire bytes), from the origin."""
         self.heard = self.clock.now()
-        payload = message.get("payload", "")
         if kind is RelayKind.REQUEST:
             self.request_sequence = int(message.get("seq", "0"))
             self.request_payload = payload
@@ -437,14 +479,14 @@ class ProxySeat(RemoteSeat):
         elif kind is RelayKind.PUSH:
             self._deliver(payload)
         elif kind is RelayKind.END:
-            self.session.send_end(Relayed(base64.b64decode(payload)))
+            self.session.send_end(Relayed(payload))
             self.release()
 
     def answer(self, sequence: int, action: str) -> str | None:
         """The bot answered: forward it to the origin."""
         if sequence != self.request_sequence or not self.request_payload:
             return f"stale sequence {sequence} in match {self.match_id}: the current request is {self.request_sequence}"
-        self.request_payload = ""
+        self.request_payload = b""
         self.relay.send(
             self.origin,
             self._fields(RelayKind.ANSWER) | {"seq": str(sequence), "text": action},
