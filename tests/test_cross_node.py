@@ -27,7 +27,7 @@ from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, regist
 from arena.web.data import SiteData
 from arena.wire import record as wire_record
 from arena.wire.common import outcome_from_proto
-from tests.grpc.harness import ADMIN, ADMIN_METADATA
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, located
 from tests.grpc.harness import start_node as start_serve_node
 from tests.grpc.rawbot import RawBot
 
@@ -50,10 +50,7 @@ async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: Embedde
                     subprocess.Popen([*command, "--server", addresses[home]], stdout=subprocess.DEVNULL, stderr=log)  # noqa: ASYNC220
                 )
         # The bots connect, and their nodes record where they are.
-        for _ in range(300):
-            if await client.exists(*(f"arena:botat:{name}" for name in homes)) == len(homes):
-                break
-            await asyncio.sleep(0.05)
+        await located(client, *homes)
         async with grpc.aio.insecure_channel(addresses[0]) as channel:
             stub = match_pb2_grpc.MatchServiceStub(channel)
             started = await stub.StartMatch(
@@ -108,10 +105,7 @@ async def test_a_relayed_seat_follows_its_bot_to_another_node_mid_request(
         bots.append(RawBot(addresses[0], tokens["y"]).start())
         away = RawBot(addresses[1], tokens["x"], chooser=lambda _request: None).start()  # silent on node 1
         await asyncio.wait_for(asyncio.gather(bots[0].welcomed.wait(), away.welcomed.wait()), 30)
-        for _ in range(300):
-            if await client.exists("arena:botat:x", "arena:botat:y") == 2:
-                break
-            await asyncio.sleep(0.05)
+        await located(client, "x", "y")
         tc = common_pb2.TimeControl()
         tc.decision_allowance.seconds = 30
         async with grpc.aio.insecure_channel(addresses[0]) as channel:

@@ -23,7 +23,7 @@ from arena.serve.process import start_node as start_in_process
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.redis_stores import connect
 from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
-from tests.grpc.harness import ADMIN, ADMIN_METADATA, start_node
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, located, start_node
 from tests.grpc.rawbot import RawBot
 
 
@@ -129,10 +129,7 @@ async def test_a_match_started_on_one_node_is_refereed_on_the_node_of_its_bots(
             token = await asyncio.to_thread(register_bot, addresses[1], name, None)
             silent.append(RawBot(addresses[1], token, chooser=lambda _request: None).start())
         await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in silent)), 30)
-        for _ in range(300):
-            if await client.exists("arena:botat:x", "arena:botat:y") == 2:
-                break
-            await asyncio.sleep(0.05)
+        await located(client, "x", "y")
         tc = common_pb2.TimeControl()
         tc.decision_allowance.seconds = 60
         async with grpc.aio.insecure_channel(addresses[0]) as first, grpc.aio.insecure_channel(addresses[1]) as home:
@@ -198,10 +195,7 @@ async def test_a_match_across_workers_finishes_through_redis_when_their_link_bre
         bots.append(RawBot(addresses[0], tokens[0]).start())
         bots.append(RawBot(addresses[1], tokens[1], chooser=break_links_at_third_request).start())
         await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-        for _ in range(300):
-            if await client.exists("arena:botat:x", "arena:botat:y") == 2:
-                break
-            await asyncio.sleep(0.05)
+        await located(client, "x", "y")
         tc = common_pb2.TimeControl()
         tc.decision_allowance.seconds = 30
         async with grpc.aio.insecure_channel(addresses[0]) as channel:

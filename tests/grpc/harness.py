@@ -168,6 +168,15 @@ async def eventually(predicate: Callable[[], object], seconds: float = 10.0) -> 
     raise AssertionError(f"condition not met within {seconds} s")
 
 
+async def located(client: aioredis.Redis, *bots: str, seconds: float = 15.0) -> None:
+    """Wait until every bot named is in the node directory (its node has said where it is connected)."""
+    for _ in range(int(seconds / 0.05)):
+        if await client.exists(*(f"arena:botat:{bot}" for bot in bots)) == len(bots):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"bots {', '.join(bots)} were not all located within {seconds} s")
+
+
 def start_node(redis_url: str, node_id: str, port: int, data: Path) -> subprocess.Popen[str]:
     """An ``arena serve`` node on an external Redis, with a 1 s lease and open registration; matches
     and leagues need ``ADMIN`` (the caller stops it)."""
