@@ -172,10 +172,12 @@ async def test_grey_wall_choices_reach_nobody_until_every_choosing_seat_has_chos
     assert "give exactly one column for each full line" in rejection.reason
     assert choice not in rejection.reason and rejection.fallback_action == request.legal_actions[0]
     await asyncio.wait_for(watcher, 60)
+    # The watcher may have joined after the first turns: the held turn is the first one after those it saw.
+    held_turn = max(reveals, default=-1) + 1
     reveal = next(
         e.turn_revealed
         for e in events
-        if e.WhichOneof("event") == "turn_revealed" and e.turn_revealed.turn_index >= len(reveals)
+        if e.WhichOneof("event") == "turn_revealed" and e.turn_revealed.turn_index >= held_turn
     )
     assert list(reveal.actions) == [request.legal_actions[0], choice]
     assert events[-1].WhichOneof("event") == "outcome"
