@@ -76,11 +76,17 @@ def quantile(before: dict[float, float], after: dict[float, float], q: float) ->
 
 def cpu_seconds(pid: int | None = None) -> float:
     """User + system CPU time of a process (this one by default), from /proc."""
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int | None = None) -> tuple[float, float]:
+    """User and system CPU time of a process (this one by default), from /proc."""
     if pid is None:
         times = os.times()
-        return times.user + times.system
+        return times.user, times.system
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 @dataclasses.dataclass
@@ -93,6 +99,8 @@ class Measure:
     overhead: tuple[float | None, float | None] = (None, None)
     window: float = 0.0
     """Seconds measured."""
+    server_system_us: float = 0.0
+    """The part of ``server_cpu_us`` spent in the kernel (system time)."""
 
 
 class Window:
@@ -105,18 +113,21 @@ class Window:
     def begin(self, count: int) -> None:
         self.histogram = buckets(self.metrics_url) if self.metrics_url else {}
         self.count, self.time = count, time.perf_counter()
-        self.server, self.client = cpu_seconds(self.server_pid), cpu_seconds()
+        self.server, self.client = cpu_split(self.server_pid), cpu_seconds()
 
     def end(self, count: int) -> Measure:
         units = max(1, count - self.count)
         elapsed = time.perf_counter() - self.time
-        server = cpu_seconds(self.server_pid) - self.server
+        user, system = (after - before for after, before in zip(cpu_split(self.server_pid), self.server, strict=True))
+        server = user + system
         client = cpu_seconds() - self.client
         overhead: tuple[float | None, float | None] = (None, None)
         if self.metrics_url:
             after = buckets(self.metrics_url)
             overhead = (quantile(self.histogram, after, 0.5), quantile(self.histogram, after, 0.99))
-        return Measure(units / elapsed, server / units * 1e6, client / units * 1e6, overhead, elapsed)
+        return Measure(
+            units / elapsed, server / units * 1e6, client / units * 1e6, overhead, elapsed, system / units * 1e6
+        )
 
 
 class CountingRandomBot(Bot):
@@ -242,6 +253,11 @@ async def raw_rate(
     return rate
 
 
+def with_system(measure: Measure) -> str:
+    """The server's CPU per unit, and in brackets the part of it in the kernel."""
+    return f"{measure.server_cpu_us:.0f} ({measure.server_system_us:.0f})"
+
+
 def ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.3f}"
 
@@ -260,7 +276,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as data, local_arena(Path(data)) as (address, metrics, server, admin):
             print(
                 f"{'players':>7} {'concurrency':>11}  {'arena decisions/s':>17}  {'raw round trips/s':>17}  "
-                f"{'ratio':>5}  {'CPU us/unit: arena server':>25} {'client':>6}  {'raw server':>10} {'client':>6}  "
+                f"{'ratio':>5}  {'CPU us/unit: arena server (system)':>34} {'client':>6}  {'raw server (system)':>19} "
+                f"{'client':>6}  "
                 f"{'referee overhead p50 ms':>23} {'p99 ms':>7}"
             )
             for players in args.players:
@@ -273,8 +290,8 @@ def main() -> int:
                     goal = f"  (goal >= {GOAL}: {'met' if ratio >= GOAL else 'NOT met'})" if concurrency == 64 else ""
                     print(
                         f"{players:>7} {concurrency:>11}  {arena.rate:>17,.0f}  {raw.rate:>17,.0f}  {ratio:>5.2f}  "
-                        f"{arena.server_cpu_us:>25.0f} {arena.client_cpu_us:>6.0f}  "
-                        f"{raw.server_cpu_us:>10.0f} {raw.client_cpu_us:>6.0f}  "
+                        f"{with_system(arena):>34} {arena.client_cpu_us:>6.0f}  "
+                        f"{with_system(raw):>19} {raw.client_cpu_us:>6.0f}  "
                         f"{ms(arena.overhead[0]):>23} {ms(arena.overhead[1]):>7}{goal}",
                         flush=True,
                     )
