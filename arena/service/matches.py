@@ -274,9 +274,12 @@ class MatchManager:
         setup = match.setup
         try:
             record = await match.run()
+            # Stored before it stops being listed as running: a client polling for the record never
+            # finds the match neither running nor stored.
+            await self._keep(record, seal)
         except asyncio.CancelledError:
             log.info("match %s aborted", setup.match_id)
-            await self._keep(match.record, seal)
+            await self._keep(match.record, seal)  # again if it was being kept: a save is by match id
             raise
         finally:
             if self.slots is not None:
@@ -292,7 +295,6 @@ class MatchManager:
                 for watcher in running.watchers:
                     with contextlib.suppress(asyncio.QueueFull):
                         watcher.put_nowait(None)
-        await self._keep(record, seal)
         return record
 
     async def _keep(self, record: MatchRecord, seal: str | None) -> None:

@@ -121,3 +121,40 @@ async def test_start_match_gives_up_on_a_slot_before_the_calls_deadline(arena: A
         await arena.matches.StartMatch(request, metadata=ADMIN_METADATA, timeout=1.5)
     assert error.value.code() is grpc.StatusCode.FAILED_PRECONDITION
     assert "'stuck' has no free match slot" in (error.value.details() or "")
+
+
+class SlowToSave:
+    """The node's real record store, each save taking a while (a loaded Redis)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    async def save(self, record: Any) -> None:
+        await asyncio.sleep(0.3)
+        await self.store.save(record)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+async def test_a_match_that_just_ended_is_never_not_found(arena: Arena) -> None:
+    """Between its end and its record being stored, a match was neither running nor found: a client
+    polling GetMatchRecord (as ``arena sprt`` does) got NOT_FOUND for a match that had just been played."""
+    arena.node.matches.store = SlowToSave(arena.node.matches.store)
+    from tests.grpc.rawbot import random_chooser
+
+    for name, seed in (("ann", 1), ("bob", 2)):
+        await arena.connect(name, random_chooser(seed))
+    match_id = await arena.start_match(["ann", "bob"], tc=TC)
+    codes: list[grpc.StatusCode] = []
+    for _ in range(2000):
+        try:
+            record = await arena.record(match_id)
+            break
+        except grpc.aio.AioRpcError as error:
+            codes.append(error.code())
+        await asyncio.sleep(0.005)
+    else:
+        raise AssertionError("the record never came")
+    assert record.match_id == match_id
+    assert set(codes) <= {grpc.StatusCode.FAILED_PRECONDITION}, codes[-3:]
