@@ -122,6 +122,9 @@ class MatchManager:
         """Seals that release themselves: seal -> [matches it holds, matches ended so far]."""
         self._ended = asyncio.Event()
         """Set (then replaced) each time a match of this node ends: a slot may have freed."""
+        self._storing: set[str] = set()
+        """Matches that have ended whose record is being stored: a client asking for it is told to wait,
+        not that there is no such match."""
 
     async def start_when_free(self, game_name: str, bots: Sequence[str], wait_seconds: float, **kwargs: Any) -> str:
         """``start``, waiting up to ``wait_seconds`` for a busy bot's free slot (a match of this
@@ -272,16 +275,17 @@ class MatchManager:
 
     async def _run(self, match: Match, seal: str | None) -> MatchRecord:
         setup = match.setup
+        finished = False
         try:
             record = await match.run()
-            # Stored before it stops being listed as running: a client polling for the record never
-            # finds the match neither running nor stored.
-            await self._keep(record, seal)
+            finished = True
         except asyncio.CancelledError:
             log.info("match %s aborted", setup.match_id)
-            await self._keep(match.record, seal)  # again if it was being kept: a save is by match id
+            await self._keep(match.record, seal)
             raise
         finally:
+            if finished:  # until its record is stored, it is still told as running (``record``)
+                self._storing.add(setup.match_id)
             if self.slots is not None:
                 self._chore(self.slots.release(setup.match_id, setup.players))
             if self.listing is not None:
@@ -295,6 +299,10 @@ class MatchManager:
                 for watcher in running.watchers:
                     with contextlib.suppress(asyncio.QueueFull):
                         watcher.put_nowait(None)
+        try:
+            await self._keep(record, seal)
+        finally:
+            self._storing.discard(setup.match_id)
         return record
 
     async def _keep(self, record: MatchRecord, seal: str | None) -> None:
@@ -383,7 +391,7 @@ class MatchManager:
         """The full record of a finished match. Raises ``MatchNotFinishedError`` for a running one
         (``MatchElsewhereError`` if it runs on another node, ``MatchSealedError`` instead when
         ``watching`` a sealed one there), ``MatchSealedError`` for a held one, else ``MatchNotFoundError``."""
-        if match_id in self.running:
+        if match_id in self.running or match_id in self._storing:
             raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
         record = await self.store.get(match_id)
         if record is None:
