@@ -39,7 +39,7 @@ from arena.store.leagues import LeagueStore
 from arena.store.match_queue import MatchQueue
 from arena.store.nodes import NodeDirectory
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore, connect
-from arena.store.relay import PresenceRota, RelayStore
+from arena.store.relay import RelayStore
 from arena.store.running import RunningIndex
 from arena.store.slots import SlotBroker
 from arena.web.site import WebServer, start_web
@@ -280,12 +280,10 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     hub.on_connect = lambda name: relay.send_soon(arrived(name))
     hub.on_disconnect = lambda name: relay.send_soon(relay.directory.gone(name))
 
-    rota = PresenceRota(node.nodes.interval)
-
     def load() -> dict[str, int]:
-        due = {name: session for name in rota.due(hub.sessions) if (session := hub.sessions[name]).connection}
+        connected = hub.connected()
         relay.send_soon(
-            relay.directory.here({n: s.capacity for n, s in due.items()}, {n: s.games for n, s in due.items()})
+            relay.directory.here({s.name: s.capacity for s in connected}, {s.name: s.games for s in connected})
         )
         relay.send_soon(node.matches.refresh_slots())
         relay.send_soon(listing.sweep())

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -26,9 +25,6 @@ INBOX_LENGTH = 100_000
 """Each inbox is trimmed to about this many messages."""
 PRESENCE_SECONDS = 15
 """A bot's whereabouts expire this long after its node last refreshed them."""
-PRESENCE_CHUNK = 250
-"""Bots refreshed in one pipeline: the loop runs other work between two (packing 40,000 commands at
-once held it for most of a second at 10,000 bots)."""
 
 _FORGET_IF_MINE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -37,24 +33,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-
-
-class PresenceRota:
-    """Which connected bots a node's heartbeat refreshes: each beat a share of them, so that each is
-    refreshed every ``shares`` beats, well within ``PRESENCE_SECONDS`` (a bot is announced at once when
-    it connects). Refreshing every bot at every beat cost a node of 10,000 idle bots most of its core."""
-
-    def __init__(self, beat_seconds: float) -> None:
-        self.shares = max(1, int(PRESENCE_SECONDS // (2.5 * beat_seconds)))
-        """At least two and a half refresh periods fit in the presence's lifetime."""
-        self._beat = 0
-
-    def due(self, bots: Iterable[str]) -> list[str]:
-        """The bots this beat refreshes (then the next beat's turn)."""
-        turn, self._beat = self._beat % self.shares, self._beat + 1
-        if self.shares == 1:
-            return list(bots)
-        return [bot for bot in bots if zlib.crc32(bot.encode()) % self.shares == turn]
 
 
 class BotDirectory:
@@ -71,16 +49,13 @@ class BotDirectory:
         for the ladders' matchmaker)."""
         plays = plays or {}
         until = time.time() + PRESENCE_SECONDS
-        names = list(bots)
-        for start in range(0, len(names), PRESENCE_CHUNK):
-            chunk = names[start : start + PRESENCE_CHUNK]
-            async with self.r.pipeline(transaction=False) as pipe:
-                for bot in chunk:
-                    pipe.set(key("botat", bot), self.node_id, ex=PRESENCE_SECONDS)
-                    pipe.set(key("botcap", bot), bots[bot], ex=PRESENCE_SECONDS)
-                    pipe.set(key("botplays", bot), json.dumps(sorted(plays.get(bot, ()))), ex=PRESENCE_SECONDS)
-                pipe.zadd(key("online"), dict.fromkeys(chunk, until))
-                await pipe.execute()
+        async with self.r.pipeline(transaction=False) as pipe:
+            for bot, capacity in bots.items():
+                pipe.set(key("botat", bot), self.node_id, ex=PRESENCE_SECONDS)
+                pipe.set(key("botcap", bot), capacity, ex=PRESENCE_SECONDS)
+                pipe.set(key("botplays", bot), json.dumps(sorted(plays.get(bot, ()))), ex=PRESENCE_SECONDS)
+                pipe.zadd(key("online"), {bot: until})
+            await pipe.execute()
 
     async def gone(self, bot: str) -> None:
         """The bot left this node (unless it is already on another)."""
