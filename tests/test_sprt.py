@@ -100,8 +100,8 @@ async def test_a_heuristic_candidate_is_accepted_against_a_random_baseline(
     finally:
         bot.terminate()
         bot.wait(10)
-    said = capsys.readouterr().out
-    assert code == 0, said
+    said, err = capsys.readouterr()
+    assert code == 0, said + err
     assert "accepted: h@v2 is better than h@v1" in said
     assert "LLR +" in said and "bounds -2.996, +2.996" in said and "LOS" in said
     matches = int(said.split("matches ")[1].split()[0])
@@ -117,8 +117,8 @@ async def test_an_equal_candidate_is_rejected_at_two_and_three_players(
     code = await asyncio.to_thread(
         cli_main, _sprt(arena, "--candidate", "r@v2", "--baseline", "r@v1", "--elo1", "150", "--max-matches", "400")
     )
-    said = capsys.readouterr().out
-    assert code == 0, said
+    said, err = capsys.readouterr()
+    assert code == 0, said + err
     assert "rejected: r@v2 is not better than r@v1" in said
     code = await asyncio.to_thread(
         cli_main,
@@ -140,8 +140,8 @@ async def test_an_equal_candidate_is_rejected_at_two_and_three_players(
             "300",
         ],
     )
-    said = capsys.readouterr().out
-    assert code in (0, 3), said  # decided, or ended at its bound
+    said, err = capsys.readouterr()
+    assert code in (0, 3), said + err  # decided, or ended at its bound
     assert "3-player matches" in said
     assert "accepted" not in said
 

@@ -42,6 +42,8 @@ START_ELSEWHERE_SECONDS = 10.0
 """How long a start passed on to the bots' node may take to be answered."""
 CHORE_SECONDS = 2.0
 """How long a node stopping waits for its matches' last store writes."""
+STORING_WAIT_SECONDS = 5.0
+"""How long a request for a just-ended match's record waits for it to be stored."""
 WATCH_QUEUE_LIMIT = 1024
 """Events buffered per spectator; a spectator this far behind is dropped."""
 
@@ -122,9 +124,10 @@ class MatchManager:
         """Seals that release themselves: seal -> [matches it holds, matches ended so far]."""
         self._ended = asyncio.Event()
         """Set (then replaced) each time a match of this node ends: a slot may have freed."""
-        self._storing: set[str] = set()
-        """Matches that have ended whose record is being stored: a client asking for it is told to wait,
-        not that there is no such match."""
+        self._storing: dict[str, asyncio.Event] = {}
+        """Matches that have ended whose record is being stored, each with the event set once it is: a
+        client asking for the record meanwhile waits for it, rather than being told there is no such
+        match or that it still runs (its bots may already have been told it ended)."""
 
     async def start_when_free(self, game_name: str, bots: Sequence[str], wait_seconds: float, **kwargs: Any) -> str:
         """``start``, waiting up to ``wait_seconds`` for a busy bot's free slot (a match of this
@@ -284,8 +287,8 @@ class MatchManager:
             await self._keep(match.record, seal)
             raise
         finally:
-            if finished:  # until its record is stored, it is still told as running (``record``)
-                self._storing.add(setup.match_id)
+            if finished:  # until its record is stored, a client asking for it waits (``record``)
+                self._storing[setup.match_id] = asyncio.Event()
             if self.slots is not None:
                 self._chore(self.slots.release(setup.match_id, setup.players))
             if self.listing is not None:
@@ -302,8 +305,17 @@ class MatchManager:
         try:
             await self._keep(record, seal)
         finally:
-            self._storing.discard(setup.match_id)
+            stored = self._storing.pop(setup.match_id, None)
+            if stored is not None:
+                stored.set()
         return record
+
+    async def _until_stored(self, match_id: str) -> None:
+        """Wait (a bounded while) for the record of a match that has just ended to be stored."""
+        stored = self._storing.get(match_id)
+        if stored is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stored.wait(), STORING_WAIT_SECONDS)
 
     async def _keep(self, record: MatchRecord, seal: str | None) -> None:
         await (self.store.save(record) if seal is None else self.store.hold(seal, record))
@@ -382,6 +394,7 @@ class MatchManager:
         running = self.running.get(match_id)
         if running is not None:
             return await asyncio.shield(running.task)
+        await self._until_stored(match_id)
         record = await self.store.get(match_id) or await self.store.held(match_id)
         if record is None:
             raise MatchNotFoundError(f"no match {echo(match_id)}")
@@ -391,6 +404,8 @@ class MatchManager:
         """The full record of a finished match. Raises ``MatchNotFinishedError`` for a running one
         (``MatchElsewhereError`` if it runs on another node, ``MatchSealedError`` instead when
         ``watching`` a sealed one there), ``MatchSealedError`` for a held one, else ``MatchNotFoundError``."""
+        if match_id not in self.running:
+            await self._until_stored(match_id)
         if match_id in self.running or match_id in self._storing:
             raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
         record = await self.store.get(match_id)
