@@ -3,7 +3,8 @@ connected, each on a fresh node, over the same node idle (goal of issue 17: unde
 
 The bots are lightweight simulated ones (``arena.cli.loadtest_bots``: one stream each, 50 streams per
 channel) in other processes; they connect, say Hello and wait. The node's ``arena_connected_bots``
-gauge confirms they are all connected. Run: ``python benchmarks/bench_memory.py``.
+gauge confirms they are all connected. It also prints the share of a core the node spends while they
+idle (its heartbeats re-announce every bot). Run: ``python benchmarks/bench_memory.py``.
 
 ``--echo-only --option NAME=VALUE ... --per-channel N`` measures only the bare ``grpc.aio`` floor
 with those server channel arguments (how the gRPC options were tried: BENCHMARKS.md).
@@ -23,12 +24,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
+from bench_stack import cpu_seconds
 
 from arena.cli.loadtest import _register, counter_total, local_arena
 
 HERE = Path(__file__).resolve().parent
 GOAL_KIB = 20
 WAVE = 1000
+IDLE_SECONDS = 10.0
+"""How long the node's CPU is read with its bots connected and idle (five heartbeats)."""
 
 
 def rss_bytes(pid: int) -> int:
@@ -70,7 +74,7 @@ def main() -> int:
     if args.echo_only:
         echo_floor(max(args.bots), options, args.per_channel)
         return 0
-    print(f"{'bots':>6}  {'connected':>9}  {'node RSS MiB':>12}  {'KiB per bot':>11}")
+    print(f"{'bots':>6}  {'connected':>9}  {'node RSS MiB':>12}  {'KiB per bot':>11}  {'idle CPU %':>10}")
     for count in args.bots:
         # A fresh node for each count: what a node that never held more bots needs for them.
         with (
@@ -95,6 +99,9 @@ def main() -> int:
                     if bot.stdout.readline().strip() != "ready":
                         raise RuntimeError("the bots did not connect")
                 rss = settle(server.pid)
+                before = cpu_seconds(server.pid)
+                time.sleep(IDLE_SECONDS)
+                busy = (cpu_seconds(server.pid) - before) / IDLE_SECONDS * 100
                 connected = connected_bots(url)
                 per_bot = (rss - base) / max(1, connected) / 1024
                 verdict = (
@@ -103,9 +110,8 @@ def main() -> int:
                     else ""
                 )
                 idle = f"(idle node {base / 2**20:.1f} MiB)"
-                print(
-                    f"{count:>6}  {connected:>9}  {rss / 2**20:>12.1f}  {per_bot:>11.1f}  {idle}{verdict}", flush=True
-                )
+                row = f"{count:>6}  {connected:>9}  {rss / 2**20:>12.1f}  {per_bot:>11.1f}  {busy:>10.1f}"
+                print(f"{row}  {idle}{verdict}", flush=True)
                 if connected < count:  # a Hello refused or timed out under load: counted per connected bot
                     print(f"        ({count - connected} of the {count} bots did not connect)", flush=True)
             finally:

@@ -25,6 +25,21 @@ INBOX_LENGTH = 100_000
 """Each inbox is trimmed to about this many messages."""
 PRESENCE_SECONDS = 15
 """A bot's whereabouts expire this long after its node last refreshed them."""
+PRESENCE_CHUNK = 250
+"""Bots announced by one script call: the loop and Redis run other work between two."""
+
+_HERE = """
+local node, ttl, expiry = ARGV[1], ARGV[2], ARGV[3]
+local online = KEYS[#KEYS]
+for i = 1, #KEYS - 1, 3 do
+  local at = i + 3
+  redis.call('SET', KEYS[i], node, 'EX', ttl)
+  redis.call('SET', KEYS[i + 1], ARGV[at], 'EX', ttl)
+  redis.call('SET', KEYS[i + 2], ARGV[at + 1], 'EX', ttl)
+  redis.call('ZADD', online, expiry, ARGV[at + 2])
+end
+return 0
+"""
 
 _FORGET_IF_MINE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -42,20 +57,24 @@ class BotDirectory:
         self.r = client
         self.node_id = node_id
         self._forget = client.register_script(_FORGET_IF_MINE)
+        self._here = client.register_script(_HERE)
 
     async def here(self, bots: Mapping[str, int], plays: Mapping[str, Iterable[str]] | None = None) -> None:
         """These bots are connected to this node, each with the matches at once it asked for and
         the games its connection plays (refreshes their entries; ``arena:online`` lists them all
-        for the ladders' matchmaker)."""
+        for the ladders' matchmaker). One script call for each ``PRESENCE_CHUNK`` bots: a pipeline of
+        four commands a bot held the loop for about a second at every heartbeat of a node with 10,000."""
         plays = plays or {}
         until = time.time() + PRESENCE_SECONDS
-        async with self.r.pipeline(transaction=False) as pipe:
-            for bot, capacity in bots.items():
-                pipe.set(key("botat", bot), self.node_id, ex=PRESENCE_SECONDS)
-                pipe.set(key("botcap", bot), capacity, ex=PRESENCE_SECONDS)
-                pipe.set(key("botplays", bot), json.dumps(sorted(plays.get(bot, ()))), ex=PRESENCE_SECONDS)
-                pipe.zadd(key("online"), {bot: until})
-            await pipe.execute()
+        names = list(bots)
+        for start in range(0, len(names), PRESENCE_CHUNK):
+            keys: list[str] = []
+            args: list[str | int | float] = [self.node_id, PRESENCE_SECONDS, until]
+            for bot in names[start : start + PRESENCE_CHUNK]:
+                keys += (key("botat", bot), key("botcap", bot), key("botplays", bot))
+                args += (bots[bot], json.dumps(sorted(plays.get(bot, ()))), bot)
+            keys.append(key("online"))
+            await self._here(keys=keys, args=args)
 
     async def gone(self, bot: str) -> None:
         """The bot left this node (unless it is already on another)."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 
 import redis.asyncio as aioredis
 
 from arena.store.nodes import NodeDirectory
-from arena.store.relay import BotDirectory, RelayStore
+from arena.store.redis_stores import text
+from arena.store.relay import PRESENCE_CHUNK, PRESENCE_SECONDS, BotDirectory, RelayStore
 
 
 async def test_messages_posted_to_a_node_arrive_in_order_to_that_node_alone(client: aioredis.Redis) -> None:
@@ -41,3 +43,23 @@ async def test_a_bot_is_where_its_last_node_says_and_an_old_node_cannot_forget_i
     await b.gone("ann")
     assert await a.where("ann") is None
     assert await client.zscore("arena:online", "ann") is None
+
+
+async def test_a_heartbeat_announces_every_bot_of_a_crowded_node(client: aioredis.Redis) -> None:
+    """Announced in several script calls (``PRESENCE_CHUNK`` bots each), every bot's entries are all
+    there, expiring, and listed online."""
+    node = BotDirectory(client, "node-a")
+    bots = {f"bot{i}": i % 5 + 1 for i in range(2 * PRESENCE_CHUNK + 7)}
+    plays = {name: ["5211"] if capacity % 2 else ["5211", "azul"] for name, capacity in bots.items()}
+    await node.here(bots, {name: reversed(games) for name, games in plays.items()})
+    for name, capacity in bots.items():
+        assert await node.where(name) == "node-a"
+        assert int(await client.get(f"arena:botcap:{name}")) == capacity
+        assert json.loads(await client.get(f"arena:botplays:{name}")) == (
+            ["5211"] if capacity % 2 else ["5211", "azul"]
+        )
+        assert 0 < await client.ttl(f"arena:botplays:{name}") <= PRESENCE_SECONDS
+        assert 0 < await client.ttl(f"arena:botat:{name}") <= PRESENCE_SECONDS
+    online = await client.zrange("arena:online", 0, -1, withscores=True)
+    assert {text(bot) for bot, _ in online} >= set(bots)
+    assert all(time.time() < until <= time.time() + PRESENCE_SECONDS for _, until in online)
