@@ -93,6 +93,9 @@ class RunningNode:
     metrics_port: int | None
     worker: RefereeWorker
     stop_worker: asyncio.Event
+    """Set when the node stops taking work: its queue worker and matchmaker stop."""
+    stop_relay: asyncio.Event
+    """Set once its matches are over: its relay and heartbeat stop (the matches need them till then)."""
     worker_task: asyncio.Task[None]
     heartbeat_task: asyncio.Task[None]
     relay_task: asyncio.Task[None]
@@ -112,15 +115,19 @@ class RunningNode:
 
     async def stop(self, grace_seconds: float) -> None:
         """Stop taking work, let matches finish for up to ``grace_seconds`` (then abort and record
-        them), close the server and the store."""
+        them), close the server and the store. Until the matches are over the node keeps reading its
+        relay inbox and beating: a match refereed here may have a bot on another node, and a bot here
+        may play a match refereed elsewhere."""
         await self.grpc.health.enter_graceful_shutdown()
         if self.web is not None:
             await self.web.stop()
         self.stop_worker.set()
         with contextlib.suppress(Exception):
-            tasks = [self.worker_task, self.heartbeat_task, self.relay_task]
-            await asyncio.wait_for(asyncio.gather(*tasks, *filter(None, [self.matchmaker_task])), 5)
+            await asyncio.wait_for(asyncio.gather(self.worker_task, *filter(None, [self.matchmaker_task])), 5)
         await self.node.matches.shutdown(grace_seconds)
+        self.stop_relay.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.gather(self.heartbeat_task, self.relay_task), 5)
         if self.links is not None:
             self.links.close()
         await self.grpc.server.stop(min(grace_seconds, 5.0))
@@ -308,15 +315,16 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
             raise StartupError(
                 f"cannot serve metrics on {config.metrics_address}: {error}: check --metrics-address"
             ) from error
-    stop_worker = asyncio.Event()
+    stop_worker, stop_relay = asyncio.Event(), asyncio.Event()
     lost_id = asyncio.Event()
     worker_task = asyncio.create_task(worker.run(stop_worker), name="referee-worker")
-    relay_task = asyncio.create_task(relay.run(stop_worker), name="relay")
-    heartbeat_task = asyncio.create_task(node.nodes.run(stop_worker, load, lost_id.set), name="heartbeat")
+    relay_task = asyncio.create_task(relay.run(stop_relay), name="relay")
+    heartbeat_task = asyncio.create_task(node.nodes.run(stop_relay, load, lost_id.set), name="heartbeat")
     matchmaker_task = asyncio.create_task(matchmaker.run(stop_worker), name="matchmaker")
 
     async def stop_tasks() -> None:
         stop_worker.set()
+        stop_relay.set()
         await asyncio.wait([worker_task, relay_task, heartbeat_task, matchmaker_task], timeout=5)
 
     started.push_async_callback(stop_tasks)
@@ -353,6 +361,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         metrics_port,
         worker,
         stop_worker,
+        stop_relay,
         worker_task,
         heartbeat_task,
         relay_task,
