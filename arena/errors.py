@@ -26,7 +26,8 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── TooManyErrorsError                   a bot stream sent too many unusable messages in a row: closed
     ├── BotUnavailableError                  a bot named for a match cannot play it now (arena.service.matches)
     │   ├── BotAbsentError                   it is connected to no node
-    │   └── BotBusyError                     it has no free match slot
+    │   ├── BotBusyError                     it has no free match slot
+    │   └── NodeStoppingError                this node is shutting down: it starts no more matches
     ├── MatchNotFoundError (also KeyError)   no match with that id on this node
     ├── InvalidPageTokenError (ValueError)   a page token that no list gave
     ├── MatchNotFinishedError                a running match's record is not released before its end
@@ -163,6 +164,10 @@ class BotBusyError(BotUnavailableError):
     def __init__(self, bot: str, why: str) -> None:
         super().__init__(f"bot {bot[:80]!r} has no free match slot: {why}")
         self.bot = bot
+
+
+class NodeStoppingError(BotUnavailableError):
+    """The node is shutting down: it lets its matches end and starts no more."""
 
 
 class MatchNotFoundError(ArenaError, KeyError):

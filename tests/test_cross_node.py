@@ -23,7 +23,7 @@ from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
-from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.web.data import SiteData
 from arena.wire import record as wire_record
 from arena.wire.common import outcome_from_proto
@@ -252,15 +252,6 @@ async def a_runs_matches_that_b_lists(
             await bot.stop()
 
 
-class Deliberate(RawBot):
-    """A bot that thinks a while over each request: its matches last long enough to stop a node in one."""
-
-    async def handle(self, response: bot_pb2.ConnectResponse) -> None:
-        if response.WhichOneof("kind") == "action_request":
-            await asyncio.sleep(0.03)
-        await super().handle(response)
-
-
 @pytest.mark.slow
 async def test_a_node_stopping_gracefully_still_hears_its_matches_bots_on_other_nodes(
     redis7: EmbeddedRedis, tmp_path: Path
@@ -289,8 +280,8 @@ async def test_a_node_stopping_gracefully_still_hears_its_matches_bots_on_other_
                     name: (await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=name))).token
                     for name in ("x", "y")
                 }
-                bots = [Deliberate(f"127.0.0.1:{a.port}", tokens["x"]).start()]
-                bots.append(Deliberate(f"127.0.0.1:{b.port}", tokens["y"]).start())
+                bots = [RawBot(f"127.0.0.1:{a.port}", tokens["x"], think_seconds=0.03).start()]
+                bots.append(RawBot(f"127.0.0.1:{b.port}", tokens["y"], think_seconds=0.03).start())
                 await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
                 await located(client, "x", "y")
                 tc = common_pb2.TimeControl()

@@ -23,6 +23,7 @@ from arena.errors import (
     MatchNotFinishedError,
     MatchNotFoundError,
     MatchSealedError,
+    NodeStoppingError,
     echo,
 )
 from arena.games.lookup import get_game
@@ -124,6 +125,12 @@ class MatchManager:
         """Seals that release themselves: seal -> [matches it holds, matches ended so far]."""
         self._ended = asyncio.Event()
         """Set (then replaced) each time a match of this node ends: a slot may have freed."""
+        self.closing = False
+        """Set when the node shuts down: it starts no more matches."""
+        self._starting = 0
+        """Starts under way (past the ``closing`` check, not yet running): the shutdown waits for them."""
+        self._no_starts = asyncio.Event()
+        self._no_starts.set()
         self._storing: dict[str, asyncio.Event] = {}
         """Matches that have ended whose record is being stored, each with the event set once it is: a
         client asking for the record meanwhile waits for it, rather than being told there is no such
@@ -176,6 +183,41 @@ class MatchManager:
         game refuses; ``BotUnavailableError`` for a bot not registered for the game, ``BotAbsentError`` for one
         connected nowhere, ``BotBusyError`` for one with no free slot.
         """
+        if self.closing:
+            raise NodeStoppingError("this node is shutting down and starts no more matches: start it on another node")
+        self._starting += 1
+        self._no_starts.clear()
+        try:
+            return await self._start(
+                game_name,
+                bots,
+                seed=seed,
+                options=options,
+                time_control=time_control,
+                match_id=match_id,
+                deck=deck,
+                seal=seal,
+                seal_size=seal_size,
+                anywhere=anywhere,
+            )
+        finally:
+            self._starting -= 1
+            if not self._starting:
+                self._no_starts.set()
+
+    async def _start(
+        self,
+        game_name: str,
+        bots: Sequence[str],
+        seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        time_control: TimeControl | None = None,
+        match_id: str | None = None,
+        deck: Sequence[str] | None = None,
+        seal: str | None = None,
+        seal_size: int = 0,
+        anywhere: bool = False,
+    ) -> str:
         game = get_game(game_name)
         if len(bots) not in game.player_counts:
             counts = game.player_counts
@@ -450,10 +492,16 @@ class MatchManager:
 
     async def shutdown(self, grace_seconds: float) -> None:
         """Let running matches finish for up to ``grace_seconds``, then abort the rest (recorded);
-        then give their store writes (slots freed, matches unlisted) up to ``CHORE_SECONDS``."""
+        then give their store writes (slots freed, matches unlisted) up to ``CHORE_SECONDS``. From
+        the first call on, ``start`` refuses (``NodeStoppingError``)."""
+        self.closing = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace_seconds
+        with contextlib.suppress(TimeoutError):  # a start that passed the check runs first
+            await asyncio.wait_for(self._no_starts.wait(), grace_seconds)
         tasks = [m.task for m in self.running.values()]
         if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=grace_seconds)
+            _, pending = await asyncio.wait(tasks, timeout=max(0.0, deadline - loop.time()))
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)

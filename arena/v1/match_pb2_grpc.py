@@ -65,7 +65,8 @@ class MatchServiceServicer:
         """Start a match between connected bots; returns its id once it runs. A bot already playing as
         many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
         matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
-        names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once.
+        names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
+        node that is shutting down (it lets its matches end and starts no more): ask another node.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -74,7 +75,7 @@ class MatchServiceServicer:
     def GetMatchRecord(self, request, context):
         """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
         match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
-        unknown id.
+        unknown id. Asked as its match ends, it waits for the record to be stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

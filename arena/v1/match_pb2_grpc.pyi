@@ -45,12 +45,13 @@ class MatchServiceStub:
     """Start a match between connected bots; returns its id once it runs. A bot already playing as
     many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
     matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
-    names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once.
+    names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
+    node that is shutting down (it lets its matches end and starts no more): ask another node.
     """
     GetMatchRecord: _grpc.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
     match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
-    unknown id.
+    unknown id. Asked as its match ends, it waits for the record to be stored.
     """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]
     """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
@@ -75,12 +76,13 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """Start a match between connected bots; returns its id once it runs. A bot already playing as
     many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
     matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
-    names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once.
+    names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
+    node that is shutting down (it lets its matches end and starts no more): ask another node.
     """
     GetMatchRecord: _aio.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]  # type: ignore[assignment]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
     match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
-    unknown id.
+    unknown id. Asked as its match ends, it waits for the record to be stored.
     """
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
@@ -108,7 +110,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         """Start a match between connected bots; returns its id once it runs. A bot already playing as
         many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
         matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
-        names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once.
+        names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
+        node that is shutting down (it lets its matches end and starts no more): ask another node.
         """
 
     @_abc_1.abstractmethod
@@ -119,7 +122,7 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_match_pb2.GetMatchRecordResponse, _abc.Awaitable[_match_pb2.GetMatchRecordResponse]]:
         """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
         match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
-        unknown id.
+        unknown id. Asked as its match ends, it waits for the record to be stored.
         """
 
     @_abc_1.abstractmethod

@@ -35,6 +35,7 @@ class RawBot:
         games: tuple[str, ...] = ("5211",),
         echo_seat: bool = True,
         client_name: str = "rawbot",
+        think_seconds: float = 0.0,
     ) -> None:
         self.address = address
         self.token = token
@@ -44,6 +45,8 @@ class RawBot:
         self.echo_seat = echo_seat
         self.client_name = client_name
         """Whether Actions carry the request's seat (clients older than the field leave it unset)."""
+        self.think_seconds = think_seconds
+        """How long it waits before answering each request (a match of its lasts a while)."""
         self.received: list[bot_pb2.ConnectResponse] = []
         self.ended: dict[str, bot_pb2.MatchEnded] = {}
         self.started: dict[str, bot_pb2.MatchStarted] = {}
@@ -96,6 +99,8 @@ class RawBot:
         elif kind == "match_started":
             self.started[response.match_started.match_id] = response.match_started
         elif kind == "action_request":
+            if self.think_seconds:
+                await asyncio.sleep(self.think_seconds)
             request = response.action_request
             text = self.chooser(request)
             if text is not None:
