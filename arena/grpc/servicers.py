@@ -227,13 +227,14 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         node that does it closes its own connections at once; this catches the others')."""
         for start in range(0, len(live), RECHECK_BATCH):
             batch = live[start : start + RECHECK_BATCH]
-            checks = (self.node.registry.authenticate(token) for _, token in batch)
-            outcomes = await asyncio.gather(*checks, return_exceptions=True)
-            for (connection, _), outcome in zip(batch, outcomes, strict=True):
-                if isinstance(outcome, AuthError):
+            try:  # one round trip a batch (a lookup each cost a node of 10,000 idle bots a tenth of a core)
+                holders = await self.node.registry.holders([token for _, token in batch])
+            except Exception as error:  # the store is down: keep the bots; the next check decides
+                log.warning("token recheck failed: %s", error)
+                continue
+            for (connection, _), holder in zip(batch, holders, strict=True):
+                if holder is None:
                     connection.close(CloseReason.TOKEN_REVOKED)
-                elif isinstance(outcome, Exception):  # the store is down: keep the bot; the next check decides
-                    log.warning("token recheck failed: %s", outcome)
 
     async def _hello(
         self, request_iterator: AsyncIterator[bot_pb2.ConnectRequest], context: grpc.aio.ServicerContext[Any, Any]

@@ -71,6 +71,10 @@ class TokenStore(Protocol):
         """The bot with this token hash, if any."""
         ...
 
+    async def names_for(self, token_hashes: Sequence[str]) -> list[str | None]:
+        """``name_for`` for each hash, in order, in one round trip."""
+        ...
+
     async def names(self) -> list[str]:
         """Every registered bot name."""
         ...
@@ -155,6 +159,10 @@ class BotRegistry:
         if name is None:
             raise AuthError("unknown bot token")
         return name
+
+    async def holders(self, tokens: Sequence[str]) -> list[str | None]:
+        """The bot holding each token, in order (None for one that opens nothing), in one round trip."""
+        return await self._store.names_for([hash_token(token) for token in tokens])
 
     async def names(self) -> list[str]:
         """Every registered bot."""

@@ -97,6 +97,13 @@ class RedisTokenStore:
         name = await self._r.get(key("token", token_hash))
         return None if name is None else text(name)
 
+    async def names_for(self, token_hashes: Sequence[str]) -> list[str | None]:
+        """The bot holding each token hash (None for none), in one MGET."""
+        if not token_hashes:
+            return []
+        names = await self._r.mget([key("token", token_hash) for token_hash in token_hashes])
+        return [None if name is None else text(name) for name in names]
+
     async def names(self) -> list[str]:
         """Every registered bot."""
         prefix = f"{key('bot')}:"

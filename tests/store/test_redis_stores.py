@@ -25,6 +25,8 @@ async def test_a_bot_name_is_taken_once_whatever_its_case_and_its_token_swaps_at
     assert (await tokens.name_for("hash-1"), await tokens.games_of("Ann")) == ("Ann", frozenset({"5211"}))
     assert await tokens.replace("Ann", "hash-3")
     assert (await tokens.name_for("hash-1"), await tokens.name_for("hash-3")) == (None, "Ann")
+    assert await tokens.names_for(["hash-3", "hash-1", "hash-3"]) == ["Ann", None, "Ann"]
+    assert await tokens.names_for([]) == []
     assert await tokens.replace("Ann", None)
     assert await tokens.name_for("hash-3") is None
     assert not await tokens.replace("nobody", "hash-4")
