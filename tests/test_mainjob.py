@@ -7,7 +7,11 @@ import contextlib
 import io
 import os
 import secrets
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -143,3 +147,62 @@ def test_the_main_job_plays_a_grey_wall_azul_league_of_sdk_bots_to_a_leaderboard
     assert len(played) == 4
     assert all(m.outcome.termination == common_pb2.TERMINATION_NORMAL for m in played)
     assert all(dict(m.options) == {"wall": '"grey"'} for m in played)
+
+
+def descendants(pid: int) -> set[int]:
+    """A process's living descendants (from /proc/PID/task/*/children)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for children in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                for child in map(int, children.read_text().split()):
+                    if child not in found:
+                        found.add(child)
+                        todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether the process exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+def test_an_arena_run_killed_outright_leaves_nothing_running(tmp_path: Path) -> None:
+    """``arena run`` killed with SIGKILL (an operator's kill -9, the OOM killer) left its node and its
+    bots running, holding their ports, with nobody to stop them."""
+    command = [sys.executable, "-m", "arena.cli", "run", "--games", "1000", "--web-port", "0"]
+    job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    children: set[int] = set()
+    try:
+        assert job.stdout is not None
+        for line in job.stdout:  # the bots are connected once the league is created
+            if "Connecting" in line:
+                break
+        for _ in range(100):
+            children |= descendants(job.pid)
+            if len(children) >= 4:  # the node, its Redis and the bots
+                break
+            time.sleep(0.1)
+        assert len(children) >= 4, children
+        job.kill()
+        job.wait(10)
+        for _ in range(200):
+            if not any(alive(pid) for pid in children):
+                break
+            time.sleep(0.1)
+        left = [Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ") for pid in children if alive(pid)]
+        assert not left, left
+    finally:
+        if job.poll() is None:
+            children |= descendants(job.pid)
+            job.kill()
+            job.wait(10)
+        for pid in children:  # what this test found left, so that it does not outlive the test
+            if alive(pid):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)

@@ -117,7 +117,7 @@ async def test_a_second_node_with_a_live_node_id_refuses_to_start(redis7: Embedd
         first.wait(10)
         first = start_node(redis7.url, "twin", port, tmp_path / "third")
         assert await live_nodes(f"127.0.0.1:{port}") == ["twin"]
-        # A graceful stop gives the id back at once.
+        # A graceful stop gives the id back as the node ends.
         first.terminate()
         assert first.wait(30) == 0
         again = start_node(redis7.url, "twin", port, tmp_path / "fourth")

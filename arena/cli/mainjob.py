@@ -36,7 +36,7 @@ from arena import catalogue
 from arena.cli.admin import create_league, get_leaderboard, leaderboard_table, register_bot, watch_league
 from arena.cli.loadtest import local_arena
 from arena.errors import MainJobError
-from arena.store.embedded import free_port
+from arena.store.embedded import dies_with_parent, free_port
 from arena.v1 import league_pb2
 
 Arena = Callable[[Path], AbstractContextManager[tuple[str, str, object, str]]]
@@ -132,8 +132,8 @@ def bot_processes(address: str, tokens: dict[str, str], lineup: Sequence[tuple[s
     processes = []
     try:
         for index, (name, kind) in enumerate(lineup):
-            command = [sys.executable, "-m", "arena_bot", kind, "--server", address, "--game", game]
-            command += ["--concurrency", str(concurrency), "--seed", str(index)]
+            command = [*dies_with_parent(), sys.executable, "-m", "arena_bot", kind, "--server", address]
+            command += ["--game", game, "--concurrency", str(concurrency), "--seed", str(index)]
             env = {**os.environ, "ARENA_BOT_TOKEN": tokens[name]}
             path = logs / f"{name}.log"
             with path.open("wb") as log:

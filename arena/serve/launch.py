@@ -13,6 +13,8 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from arena.store.embedded import dies_with_parent
+
 READY = "arena serving on "
 """What ``arena serve`` prints, with its address, once it accepts calls."""
 
@@ -21,14 +23,19 @@ WEB_READY = "arena web site on "
 
 
 def start_serve(
-    args: Sequence[str], *, log: Path | None = None, env: Mapping[str, str] | None = None
+    args: Sequence[str],
+    *,
+    log: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    with_parent: bool = False,
 ) -> tuple[subprocess.Popen[str], str]:
     """Start ``arena serve ARGS`` and wait until it serves; returns the process and its address.
 
     Its standard error goes to ``log`` (or nowhere); a node that does not start is stopped and
-    reported with the end of its log.
+    reported with the end of its log. ``with_parent``: it is stopped if this process dies
+    (``dies_with_parent``: call from the main thread).
     """
-    command = [sys.executable, "-m", "arena.cli", "serve", *args]
+    command = [*(dies_with_parent() if with_parent else []), sys.executable, "-m", "arena.cli", "serve", *args]
     environment = None if env is None else {**os.environ, **env}
     with open(log, "ab") if log is not None else open(os.devnull, "wb") as stderr:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, env=environment)
@@ -54,10 +61,10 @@ def stop(process: subprocess.Popen[str], grace_seconds: float = 30.0) -> None:
 
 @contextlib.contextmanager
 def serving(
-    args: Sequence[str], *, log: Path | None = None, env: Mapping[str, str] | None = None
+    args: Sequence[str], *, log: Path | None = None, env: Mapping[str, str] | None = None, with_parent: bool = False
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """``start_serve`` for the length of a ``with`` block, stopped at its end."""
-    process, address = start_serve(args, log=log, env=env)
+    process, address = start_serve(args, log=log, env=env, with_parent=with_parent)
     try:
         yield process, address
     finally:

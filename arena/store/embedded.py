@@ -48,11 +48,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _dies_with_parent() -> list[str]:
-    """The command prefix that makes Linux SIGTERM the server when the thread that started it ends
-    (the node dies), so a node killed with SIGKILL leaves no orphan Redis behind: util-linux's
+def dies_with_parent() -> list[str]:
+    """The command prefix that makes Linux SIGTERM a child process when the thread that started it
+    ends (its parent dies), so a parent killed with SIGKILL leaves no orphan behind: util-linux's
     ``setpriv --pdeathsig``, which survives the exec. Python code in the forked child (``preexec_fn``)
-    is not safe in a process with threads such as gRPC's. Without setpriv: nothing."""
+    is not safe in a process with threads such as gRPC's. Without setpriv: nothing. Start such a
+    child from a thread that lives as long as it should (the main thread), not a passing one."""
     setpriv = shutil.which("setpriv")
     return [setpriv, "--pdeathsig", "TERM", "--"] if setpriv else []
 
@@ -112,7 +113,7 @@ class EmbeddedRedis:
     def _spawn(self) -> None:
         self._prepare()
         args = [
-            *_dies_with_parent(),
+            *dies_with_parent(),
             self.binary,
             "-",  # the configuration (the password) comes on standard input
             "--bind", "127.0.0.1",

@@ -7,7 +7,8 @@ The hash is also the node's claim on its id (which is its consumer name on the m
 two live nodes with one id would take each other's matches): it carries a random ``instance``
 token, and a heartbeat renews it only while the token is still ours. A node starting under an id
 held by another live instance refuses to start; one restarted after a crash waits until the old
-heartbeat expires (at most ``ttl``) and takes its id back; a graceful stop gives the id back at once.
+heartbeat expires (at most ``ttl``) and takes its id back; a graceful stop gives the id back as it
+ends (once its matches are over).
 """
 
 from __future__ import annotations
