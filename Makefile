@@ -38,6 +38,7 @@ check: $(STAMP) ## Static checks only: format, lint, types, the import contracts
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/mypy benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/buf lint
 	$(BIN)/buf breaking --against proto/released.binpb

@@ -85,8 +85,8 @@ def ladder(refit: int) -> Scheduler:
         seats: dict[str, list[int]] = state["seats"]  # type: ignore[assignment]
         candidates = [Candidate(bot, *lines.get(bot, (1500.0, PRIOR_SD, 0)), free=1) for bot in BOTS]
         tables = pick_tables(candidates, 2, seats, rng, provisional_games=PROVISIONAL_MATCHES)
-        for table in tables:
-            for seat, bot in enumerate(table):
+        for seating in tables:
+            for seat, bot in enumerate(seating):
                 seats.setdefault(bot, [0, 0])[seat] += 1
         return [(t[0], t[1]) for t in tables]
 

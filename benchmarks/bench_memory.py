@@ -142,7 +142,7 @@ def echo_floor(count: int, options: list[tuple[str, int]] | None = None, per_cha
                 for _ in range((count + per_channel - 1) // per_channel)
             ]
             queues: list[asyncio.Queue[bytes | None]] = []
-            calls = []
+            calls: list[grpc.aio.StreamStreamCall[bytes, bytes]] = []
             for index in range(count):
                 queue: asyncio.Queue[bytes | None] = asyncio.Queue()
 
@@ -150,7 +150,9 @@ def echo_floor(count: int, options: list[tuple[str, int]] | None = None, per_cha
                     while (item := await queue.get()) is not None:
                         yield item
 
-                calls.append(channels[index // per_channel].stream_stream("/bench.Echo/Ping")(requests()))
+                ping: grpc.aio.StreamStreamMultiCallable[bytes, bytes]
+                ping = channels[index // per_channel].stream_stream("/bench.Echo/Ping")
+                calls.append(ping(requests()))
                 queue.put_nowait(b"x" * 64)
                 queues.append(queue)
                 if len(calls) % 500 == 0 or index == count - 1:

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from arena.games.lookup import get_game
-from arena.referee import DecisionRequest, MatchEnd, MatchSetup, MatchStart, Rejection, TimeControl
+from arena.referee import DecisionRequest, Fault, MatchEnd, MatchSetup, MatchStart, Rejection, TimeControl
 from arena.referee.match import Match, MatchEvent
 
 
@@ -53,7 +53,7 @@ class Metrics:
     def match_started(self, game: str) -> None:
         pass
 
-    def decision(self, game: str, seconds: float, fault: str) -> None:
+    def decision(self, game: str, seconds: float, fault: Fault | None) -> None:
         pass
 
     def match_finished(self, game: str, termination: Any, seconds: float) -> None:

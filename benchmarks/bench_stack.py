@@ -218,7 +218,7 @@ async def raw_rate(
     count = 0
     stop = False
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        ping = channel.stream_stream("/bench.Echo/Ping")
+        ping: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream("/bench.Echo/Ping")
 
         async def one() -> None:
             nonlocal count

@@ -37,7 +37,7 @@ import grpc
 
 from arena.serve.launch import start_serve, stop
 from arena.store.embedded import EmbeddedRedis, free_port
-from arena.store.redis_stores import connect
+from arena.store.redis_stores import connect, text
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.wire.common import duration_to_proto
 
@@ -173,7 +173,7 @@ async def measure(
         found = await client.mget([f"arena:botat:{name}" for pair in pairs for name in pair])
         if all(found):
             names = [name for pair in pairs for name in pair]
-            homes = {name: node.decode() for name, node in zip(names, found, strict=True)}
+            homes = {name: text(node) for name, node in zip(names, found, strict=True)}
             break
         await asyncio.sleep(0.05)
     await client.aclose()

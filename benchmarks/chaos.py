@@ -29,6 +29,7 @@ import redis
 from arena.cli.admin import create_league, register_bot
 from arena.serve.launch import start_serve
 from arena.store.embedded import EmbeddedRedis, free_port
+from arena.store.redis_stores import text
 
 
 def aof_file(server: EmbeddedRedis) -> Path:
@@ -115,7 +116,7 @@ def main() -> int:
                 next_fault = time.monotonic() + rng.uniform(3, 6)
             time.sleep(0.1)
         elapsed = time.monotonic() - started
-        ids = [m.decode() for m in client.lrange(f"arena:league:{lid}:results", 0, -1)]
+        ids = [text(m) for m in client.lrange(f"arena:league:{lid}:results", 0, -1)]
         terminations: Counter[str] = Counter()
         for raw in client.mget([f"arena:result:{lid}:{m}" for m in ids]) if ids else []:
             terminations[json.loads(raw)["termination"] if raw else "missing"] += 1
@@ -126,7 +127,8 @@ def main() -> int:
         print("PASS" if ok else "FAIL")
         return 0 if ok else 1
     finally:
-        for process in [*bots, *nodes]:
+        processes: list[subprocess.Popen[bytes] | subprocess.Popen[str]] = [*bots, *nodes]
+        for process in processes:
             process.kill()
             process.wait()
         store.stop()

@@ -22,7 +22,8 @@ async def echo(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext
 async def main() -> None:
     options = [(str(name), value) for name, value in json.loads(sys.argv[1])] if len(sys.argv) > 1 else []
     server = grpc.aio.server(options=options)
-    handler = grpc.stream_stream_rpc_method_handler(echo)  # bytes in, bytes out: no serialisation
+    # bytes in, bytes out: no serialisation
+    handler: grpc.RpcMethodHandler[bytes, bytes] = grpc.stream_stream_rpc_method_handler(echo)
     server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("bench.Echo", {"Ping": handler})])
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
