@@ -23,7 +23,7 @@ from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
-from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.web.data import SiteData
 from arena.wire import record as wire_record
 from arena.wire.common import outcome_from_proto
@@ -124,15 +124,20 @@ async def test_a_relayed_seat_follows_its_bot_to_another_node_mid_request(
             bots.append(RawBot(addresses[0], tokens["x"]).start())
             ended = await bots[1].wait_ended(started.match_id, 60)
             record = (await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))).record
-        assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
-        assert not record.rejections
-        assert not [d for d in record.decisions if d.is_fallback]
+        assert_played_cleanly(ended, record)
     finally:
         for bot in bots:
             await bot.stop()
         await client.aclose()
         for process in nodes:
             stop(process, 15)
+
+
+def assert_played_cleanly(ended: bot_pb2.MatchEnded, record: match_pb2.MatchRecord) -> None:
+    """The match ended normally, no action rejected, no decision made for a seat by its fallback."""
+    assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+    assert not record.rejections
+    assert not [d for d in record.decisions if d.is_fallback]
 
 
 @contextlib.asynccontextmanager
@@ -260,55 +265,41 @@ async def test_a_node_stopping_gracefully_still_hears_its_matches_bots_on_other_
     a match it refereed for a bot on another node never heard that bot again (its answers went
     unread, then the bot's node dropped the seat), and the match ended in fallbacks."""
     client = connect(redis7.url)
-    async with in_process_node(redis7.url, "node-b", tmp_path / "b") as b:
-        config = ServeConfig(
-            address="127.0.0.1:0",
-            redis_url=redis7.url,
-            admin_token=ADMIN,
-            open_registration=True,
-            metrics_address=None,
-            node_id="node-a",
-            data_dir=tmp_path / "a",
-        )
-        a = await start_node(config)
-        stopped = False
-        bots: list[RawBot] = []
-        try:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a:
-                registry = registry_pb2_grpc.RegistryServiceStub(to_a)
-                tokens = {
-                    name: (await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=name))).token
-                    for name in ("x", "y")
-                }
-                bots = [RawBot(f"127.0.0.1:{a.port}", tokens["x"], think_seconds=0.03).start()]
-                bots.append(RawBot(f"127.0.0.1:{b.port}", tokens["y"], think_seconds=0.03).start())
-                await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-                await located(client, "x", "y")
-                tc = common_pb2.TimeControl()
-                tc.decision_allowance.seconds = 2
-                tc.time_bank.seconds = 2
-                started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                    match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=8, time_control=tc),
-                    metadata=ADMIN_METADATA,
-                )
-                for _ in range(200):  # y, on node B, is asked through node B
-                    if bots[1].messages("action_request"):
-                        break
-                    await asyncio.sleep(0.02)
-                stopping = asyncio.ensure_future(a.stop(60))
-                stopped = True
-                ended = await bots[1].wait_ended(started.match_id, 60)
-                assert not stopping.done(), "node A stopped before its match ended"
-                await asyncio.wait_for(stopping, 60)
+    bots: list[RawBot] = []
+    try:
+        async with (
+            in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
+            in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        ):
+            registry = registry_pb2_grpc.RegistryServiceStub(to_a)
+            tokens = {
+                name: (await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=name))).token for name in "xy"
+            }
+            bots.append(RawBot(f"127.0.0.1:{a.port}", tokens["x"], think_seconds=0.03).start())
+            bots.append(RawBot(f"127.0.0.1:{b.port}", tokens["y"], think_seconds=0.03).start())
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            await located(client, "x", "y")
+            tc = common_pb2.TimeControl()
+            tc.decision_allowance.seconds = 2
+            tc.time_bank.seconds = 2
+            started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=8, time_control=tc),
+                metadata=ADMIN_METADATA,
+            )
+            for _ in range(200):  # y, on node B, is asked through node B
+                if bots[1].messages("action_request"):
+                    break
+                await asyncio.sleep(0.02)
+            stopping = asyncio.ensure_future(a.stop(60))
+            ended = await bots[1].wait_ended(started.match_id, 60)
+            assert not stopping.done(), "node A stopped before its match ended"
+            await asyncio.wait_for(stopping, 60)
             async with grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b:
                 stub = match_pb2_grpc.MatchServiceStub(to_b)
                 record = (await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))).record
-            assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
-            assert not record.rejections
-            assert not [d for d in record.decisions if d.is_fallback]
-        finally:
-            for bot in bots:
-                await bot.stop()
-            if not stopped:
-                await a.stop(0.5)
-            await client.aclose()
+        assert_played_cleanly(ended, record)
+    finally:
+        for bot in bots:
+            await bot.stop()
+        await client.aclose()

@@ -107,6 +107,8 @@ class RunningNode:
     """The node's web site, if it serves one."""
     matchmaker_task: asyncio.Task[None] | None = None
     """The ladders' matchmaker (it makes matches while this node holds the lease)."""
+    stopping: bool = False
+    """Set by the first ``stop``."""
 
     @property
     def port(self) -> int:
@@ -117,7 +119,10 @@ class RunningNode:
         """Stop taking work, let matches finish for up to ``grace_seconds`` (then abort and record
         them), close the server and the store. Until the matches are over the node keeps reading its
         relay inbox and beating: a match refereed here may have a bot on another node, and a bot here
-        may play a match refereed elsewhere."""
+        may play a match refereed elsewhere. Once stopped (or stopping), a call does nothing."""
+        if self.stopping:
+            return
+        self.stopping = True
         await self.grpc.health.enter_graceful_shutdown()
         if self.web is not None:
             await self.web.stop()

@@ -10,7 +10,7 @@ import re
 import secrets
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.errors import (
@@ -185,112 +185,90 @@ class MatchManager:
         """
         if self.closing:
             raise NodeStoppingError("this node is shutting down and starts no more matches: start it on another node")
-        self._starting += 1
-        self._no_starts.clear()
-        try:
-            return await self._start(
-                game_name,
-                bots,
-                seed=seed,
-                options=options,
-                time_control=time_control,
-                match_id=match_id,
-                deck=deck,
-                seal=seal,
-                seal_size=seal_size,
-                anywhere=anywhere,
-            )
-        finally:
-            self._starting -= 1
-            if not self._starting:
-                self._no_starts.set()
-
-    async def _start(
-        self,
-        game_name: str,
-        bots: Sequence[str],
-        seed: int | None = None,
-        options: Mapping[str, Any] | None = None,
-        time_control: TimeControl | None = None,
-        match_id: str | None = None,
-        deck: Sequence[str] | None = None,
-        seal: str | None = None,
-        seal_size: int = 0,
-        anywhere: bool = False,
-    ) -> str:
-        game = get_game(game_name)
-        if len(bots) not in game.player_counts:
-            counts = game.player_counts
-            raise GameSetupError(f"{game_name} is for {counts.start} to {counts.stop - 1} players, not {len(bots)}")
-        elsewhere: dict[str, str] = {}
-        for name in set(bots):
-            session = self.hub.sessions.get(name)
-            wanted = bots.count(name)
-            if session is None or session.connection is None:
-                home = await self.relay.locate(name) if self.relay is not None else None
-                if home is None or (self.relay is not None and home == self.relay.node_id):
-                    raise BotAbsentError(name)
-                elsewhere[name] = home
-                continue
-            if game_name not in session.games:
-                raise BotUnavailableError(f"bot {name!r} does not play {game_name}")
-            if session.free_slots < wanted:
-                raise BotBusyError(name, f"it plays {session.capacity} at once")
-        homes = set(elsewhere.values())
-        if (
-            anywhere
-            and seal is None
-            and self.relay is not None
-            and len(elsewhere) == len(set(bots))
-            and len(homes) == 1
-        ):
-            spec = {
-                "game": game_name,
-                "bots": list(bots),
-                "seed": seed,
-                "options": dict(options or {}),
-                "time_control": time_control.to_dict() if time_control is not None else None,
-                "match_id": match_id,
-                "deck": list(deck) if deck is not None else None,
-            }
-            return await self._start_at(homes.pop(), spec)
-        match_id = match_id or uuid.uuid4().hex
-        if match_id in self.running:
-            raise GameSetupError(f"match {match_id} is already running")
-        tc = time_control or TimeControl()
-        seed = secrets.randbits(63) if seed is None else seed
-        # Validate the set-up before any seat is taken.
-        game.initial_state(len(bots), seed, options or {}, deck)
-        if self.slots is not None:
-            local = {n: s.capacity for n in set(bots) if (s := self.hub.sessions.get(n)) and s.connection is not None}
-            verdict, bot = await self.slots.acquire(match_id, Counter(bots), local)
-            if verdict is Slots.ABSENT:
-                raise BotAbsentError(bot)
-            if verdict is Slots.BUSY:
-                raise BotBusyError(bot, "it plays as many as it asked for")
-        if self.listing is not None:
-            listed = MatchSummary(
-                match_id, game_name, list(bots), dict(options or {}), tc, None, self.clock.wall(), 0.0, Phase.RUNNING
-            )
-            try:  # before the match runs, so that its end is unlisted after this
-                await self.listing.started(listed, sealed=seal is not None)
-            except Exception:
-                if self.slots is not None:
-                    self._chore(self.slots.release(match_id, list(bots)))
-                raise
-        seats: list[RemoteSeat | RelaySeat] = []
-        for index, name in enumerate(bots):
-            if name in elsewhere and self.relay is not None:
-                seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, index, game_name))
-            else:
-                seats.append(self.hub.seat_for(name, match_id, index, tc.disconnect_grace))
-        setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
-        match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
-        if seal is not None and seal_size > 0:
-            self._seals.setdefault(seal, [seal_size, 0])
-        task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
-        self.running[match_id] = RunningMatch(setup, task, seats, match, seal)
-        return match_id
+        with self._counted_start():
+            game = get_game(game_name)
+            if len(bots) not in game.player_counts:
+                counts = game.player_counts
+                raise GameSetupError(f"{game_name} is for {counts.start} to {counts.stop - 1} players, not {len(bots)}")
+            elsewhere: dict[str, str] = {}
+            for name in set(bots):
+                session = self.hub.sessions.get(name)
+                wanted = bots.count(name)
+                if session is None or session.connection is None:
+                    home = await self.relay.locate(name) if self.relay is not None else None
+                    if home is None or (self.relay is not None and home == self.relay.node_id):
+                        raise BotAbsentError(name)
+                    elsewhere[name] = home
+                    continue
+                if game_name not in session.games:
+                    raise BotUnavailableError(f"bot {name!r} does not play {game_name}")
+                if session.free_slots < wanted:
+                    raise BotBusyError(name, f"it plays {session.capacity} at once")
+            homes = set(elsewhere.values())
+            if (
+                anywhere
+                and seal is None
+                and self.relay is not None
+                and len(elsewhere) == len(set(bots))
+                and len(homes) == 1
+            ):
+                spec = {
+                    "game": game_name,
+                    "bots": list(bots),
+                    "seed": seed,
+                    "options": dict(options or {}),
+                    "time_control": time_control.to_dict() if time_control is not None else None,
+                    "match_id": match_id,
+                    "deck": list(deck) if deck is not None else None,
+                }
+                return await self._start_at(homes.pop(), spec)
+            match_id = match_id or uuid.uuid4().hex
+            if match_id in self.running:
+                raise GameSetupError(f"match {match_id} is already running")
+            tc = time_control or TimeControl()
+            seed = secrets.randbits(63) if seed is None else seed
+            # Validate the set-up before any seat is taken.
+            game.initial_state(len(bots), seed, options or {}, deck)
+            if self.slots is not None:
+                local = {
+                    n: s.capacity for n in set(bots) if (s := self.hub.sessions.get(n)) and s.connection is not None
+                }
+                verdict, bot = await self.slots.acquire(match_id, Counter(bots), local)
+                if verdict is Slots.ABSENT:
+                    raise BotAbsentError(bot)
+                if verdict is Slots.BUSY:
+                    raise BotBusyError(bot, "it plays as many as it asked for")
+            if self.listing is not None:
+                listed = MatchSummary(
+                    match_id,
+                    game_name,
+                    list(bots),
+                    dict(options or {}),
+                    tc,
+                    None,
+                    self.clock.wall(),
+                    0.0,
+                    Phase.RUNNING,
+                )
+                try:  # before the match runs, so that its end is unlisted after this
+                    await self.listing.started(listed, sealed=seal is not None)
+                except Exception:
+                    if self.slots is not None:
+                        self._chore(self.slots.release(match_id, list(bots)))
+                    raise
+            seats: list[RemoteSeat | RelaySeat] = []
+            for index, name in enumerate(bots):
+                if name in elsewhere and self.relay is not None:
+                    seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, index, game_name))
+                else:
+                    seats.append(self.hub.seat_for(name, match_id, index, tc.disconnect_grace))
+            setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
+            match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
+            if seal is not None and seal_size > 0:
+                self._seals.setdefault(seal, [seal_size, 0])
+            task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
+            self.running[match_id] = RunningMatch(setup, task, seats, match, seal)
+            return match_id
 
     async def _start_at(self, node: str, spec: dict[str, Any]) -> str:
         assert self.relay is not None
@@ -351,6 +329,18 @@ class MatchManager:
             if stored is not None:
                 stored.set()
         return record
+
+    @contextlib.contextmanager
+    def _counted_start(self) -> Iterator[None]:
+        """A start under way, which a shutdown waits for (``_starting``)."""
+        self._starting += 1
+        self._no_starts.clear()
+        try:
+            yield
+        finally:
+            self._starting -= 1
+            if not self._starting:
+                self._no_starts.set()
 
     async def _until_stored(self, match_id: str) -> None:
         """Wait (a bounded while) for the record of a match that has just ended to be stored."""
