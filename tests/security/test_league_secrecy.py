@@ -173,6 +173,7 @@ async def test_a_match_re_run_after_an_abort_is_dealt_afresh(arena: Arena, leagu
     await asyncio.wait_for(asked.get(), 60)
     stall["on"] = False
     await arena.node.matches.shutdown(0)  # as a node shutdown does: the match is recorded as aborted
+    arena.node.matches.closing = False  # and the node starts again, to play it afresh
     await wait_done(leagues, league.league_id, 60)  # re-run after the lease
     store = arena.node.matches.store
     listed = await store.page(MatchQuery(), None, 10)
