@@ -253,6 +253,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     node.leagues = leagues = LeagueService(
         LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays, config.limits
     )
+    node.matches.runs = leagues.store.run_of
     node.ladders = LadderService(LadderStore(client), leagues.queue, clock)
     node_id = config.node_id or f"{socket.gethostname()}-{os.getpid()}"
     matchmaker = Matchmaker(node.ladders, node_id)

@@ -10,7 +10,7 @@ import re
 import secrets
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.errors import (
@@ -119,6 +119,9 @@ class MatchManager:
         """Set on a node with Redis: a bot's matches at once are counted over every node."""
         self.listing: RunningIndex | None = None
         """Set on a node with Redis: every node's running matches, listed for every node."""
+        self.runs: Callable[[str], Awaitable[str | None]] | None = None
+        """Set on a node with Redis: the run that counted for a league's or ladder's match, by the
+        match's scheduled id (``LeagueStore.run_of``), so that its record is found by either."""
         self.running: dict[str, RunningMatch] = {}
         self._chores: set[asyncio.Task[None]] = set()
         self._seals: dict[str, list[int]] = {}
@@ -455,6 +458,9 @@ class MatchManager:
                     else f"match {match_id} is still running {where}; its record is released at the end"
                 )
                 raise MatchElsewhereError(text, entry.node, entry.address)
+            run = await self.runs(match_id) if self.runs is not None else None
+            if run is not None:  # a league's or ladder's match, asked for by its scheduled id
+                return await self.record(run, watching)
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 

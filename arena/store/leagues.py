@@ -493,6 +493,20 @@ class LeagueStore:
             results.extend(json.loads(v) for v in values if v)
         return results
 
+    async def run_of(self, match_id: str) -> str | None:
+        """The record id of the run whose result counted for a league's or ladder's match, by the
+        match's scheduled id (``LEAGUE.00012``: each run is ``LEAGUE.00012.<random>``); None for any
+        other id, or a match with no stored result or none played (one that could not be)."""
+        league_id, _, index = match_id.rpartition(".")
+        if not league_id or not index.isdigit():
+            return None
+        stored = await self.r.get(key("result", f"{league_id}:{match_id}"))
+        try:
+            run = json.loads(stored).get("record_id") if stored is not None else None
+        except (ValueError, AttributeError):
+            return None
+        return run if isinstance(run, str) and run != match_id else None
+
     async def deal_results(self, league_id: str, deal_id: str) -> list[dict[str, Any]]:
         """The stored results of one deal's matches, in the order they arrived."""
         ids = [text(i) for i in await self.r.lrange(self._key(league_id, f"deal:{deal_id}"), 0, -1)]

@@ -75,7 +75,9 @@ class MatchServiceServicer:
     def GetMatchRecord(self, request, context):
         """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
         match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
-        unknown id. Asked as its match ends, it waits for the record to be stored.
+        unknown id. Asked as its match ends, it waits for the record to be stored. A league's or ladder's
+        match may be asked for by the id it is listed under while queued (LEAGUE.00012): the answer is the
+        record of the run whose result counted (LEAGUE.00012.<run>).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

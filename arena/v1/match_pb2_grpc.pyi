@@ -51,7 +51,9 @@ class MatchServiceStub:
     GetMatchRecord: _grpc.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
     match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
-    unknown id. Asked as its match ends, it waits for the record to be stored.
+    unknown id. Asked as its match ends, it waits for the record to be stored. A league's or ladder's
+    match may be asked for by the id it is listed under while queued (LEAGUE.00012): the answer is the
+    record of the run whose result counted (LEAGUE.00012.<run>).
     """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]
     """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
@@ -82,7 +84,9 @@ class MatchServiceAsyncStub(MatchServiceStub):
     GetMatchRecord: _aio.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]  # type: ignore[assignment]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
     match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
-    unknown id. Asked as its match ends, it waits for the record to be stored.
+    unknown id. Asked as its match ends, it waits for the record to be stored. A league's or ladder's
+    match may be asked for by the id it is listed under while queued (LEAGUE.00012): the answer is the
+    record of the run whose result counted (LEAGUE.00012.<run>).
     """
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_pb2.ListMatchesRequest, _match_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """Summaries of matches, filtered then paged: running ones first (every node's of the arena, the
@@ -122,7 +126,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_match_pb2.GetMatchRecordResponse, _abc.Awaitable[_match_pb2.GetMatchRecordResponse]]:
         """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
         match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
-        unknown id. Asked as its match ends, it waits for the record to be stored.
+        unknown id. Asked as its match ends, it waits for the record to be stored. A league's or ladder's
+        match may be asked for by the id it is listed under while queued (LEAGUE.00012): the answer is the
+        record of the run whose result counted (LEAGUE.00012.<run>).
         """
 
     @_abc_1.abstractmethod

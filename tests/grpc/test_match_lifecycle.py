@@ -9,6 +9,7 @@ from typing import Any
 import grpc
 import pytest
 
+from arena.league import schedule
 from arena.league.schedule import LeagueSpec
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
@@ -194,3 +195,23 @@ async def test_a_node_shutting_down_finishes_its_matches_and_starts_no_more(aren
     ended = await bots[0].wait_ended(match_id)
     assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
     assert (await arena.record(match_id)).outcome.termination == common_pb2.TERMINATION_NORMAL
+
+
+async def test_a_league_match_s_record_is_found_by_its_scheduled_id(arena: Arena, leagues: LeagueService) -> None:
+    """A league match is listed PENDING under its scheduled id (``LR.00000``) and played under a run id
+    (``LR.00000.<random>``, a fresh one for each re-run): asked for by the id it was listed under,
+    GetMatchRecord said NOT_FOUND once it had been played."""
+    for name in ("ann", "bob"):
+        await arena.connect(name)
+    await leagues.create(LeagueSpec("LR", "5211", 2, ("ann", "bob"), games_per_pairing=2, seed=1), TC)
+    await wait_done(leagues, "LR", 60)
+    played = {s.match_id for s in await list_all(arena, 5, state=match_pb2.MATCH_STATE_FINISHED, league_id="LR")}
+    for index in range(2):
+        scheduled = schedule.match_id("LR", index)
+        record = await arena.record(scheduled)
+        assert record.match_id.startswith(f"{scheduled}.") and record.match_id in played
+        assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
+    for unknown in (schedule.match_id("LR", 7), "LR.00000.abcdef", "nobody.00000"):
+        with pytest.raises(grpc.aio.AioRpcError) as missing:
+            await arena.record(unknown)
+        assert missing.value.code() is grpc.StatusCode.NOT_FOUND

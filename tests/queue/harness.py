@@ -26,6 +26,7 @@ async def leagues(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[Le
     client = connect(redis_server.url)
     service = LeagueService(LeagueStore(client), MatchQueue(client), arena.node.clock, arena.node.registry.check_plays)
     arena.node.leagues = service
+    arena.node.matches.runs = service.store.run_of  # as ``arena serve`` wires its leagues
     worker = RefereeWorker(
         service.queue, service.store, arena.node.matches, "node-test", default_game=DEFAULT_GAME, lease_seconds=2
     )
