@@ -37,8 +37,16 @@ async def test_a_node_id_held_by_a_live_node_is_refused_and_a_silent_ones_is_tak
     beating.cancel()
     await asyncio.gather(beating, return_exceptions=True)
     await second.claim({}, poll_seconds=0.05)
-    assert (await second.nodes())[0]["address"] == "127.0.0.1:2"
-    lost: list[bool] = []
-    assert not await holder.beat({})  # the old instance may not write the id's heartbeat any more
-    await holder.run(asyncio.Event(), dict, lambda: lost.append(True))
-    assert lost == [True]
+    # The new holder beats on (had it stopped, its claim would expire in 0.4 s and a slow machine could
+    # let the old instance take the id again: this test then hung on the old one's beating).
+    stop_second = asyncio.Event()
+    second_beating = asyncio.ensure_future(second.run(stop_second, dict))
+    try:
+        assert (await second.nodes())[0]["address"] == "127.0.0.1:2"
+        lost: list[bool] = []
+        assert not await holder.beat({})  # the old instance may not write the id's heartbeat any more
+        await asyncio.wait_for(holder.run(asyncio.Event(), dict, lambda: lost.append(True)), 10)
+        assert lost == [True]
+    finally:
+        stop_second.set()
+        await asyncio.wait_for(second_beating, 10)
