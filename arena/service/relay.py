@@ -218,11 +218,14 @@ class Relay:
     # -- receiving ----------------------------------------------------------------------------
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Read this node's inbox until ``stop``."""
-        last = "$"
+        """Read this node's inbox until ``stop``: what is posted from the start on (not from ``$``, new
+        entries only, which missed one posted between two reads until a first message came)."""
+        last: str | None = None
         checked = self.clock.now()
         while not stop.is_set():
             try:
+                if last is None:
+                    last = await self.store.tail()
                 if self.clock.now() - checked >= ORIGIN_CHECK_SECONDS:
                     checked = self.clock.now()
                     await self.check_origins()

@@ -104,6 +104,12 @@ class RelayStore:
                 pipe.xadd(inbox, dict(message), maxlen=INBOX_LENGTH, approximate=True)  # type: ignore[arg-type]
             await pipe.execute()
 
+    async def tail(self) -> str:
+        """The id of the last message in this node's inbox ("0-0" for none): read after it, a node
+        sees everything posted from now on, with no gap between two reads."""
+        newest = await self.r.xrevrange(key("relay", self.node_id), count=1)
+        return text(newest[0][0]) if newest else "0-0"
+
     async def read(self, last: str, count: int, block_ms: int) -> list[Entry]:
         """This node's messages after ``last`` (``"$"``: from now on), at most ``count``, waiting up
         to ``block_ms`` for the first."""

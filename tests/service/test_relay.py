@@ -246,3 +246,31 @@ async def test_a_spec_the_other_node_cannot_read_is_answered_not_left_to_time_ou
     await a.pump(1)
     reply = await asyncio.wait_for(asked, 1)
     assert reply["error"] == "KeyError" and "bot_names" in reply["text"]
+
+
+async def test_a_node_that_has_had_no_message_yet_misses_none(client: aioredis.Redis, clock: ManualClock) -> None:
+    """A node read its inbox from ``$`` (new entries only) until its first message came, so one posted
+    between two of its reads while it had had none was never read: a start passed on to a node that
+    had just started went unanswered (a CI run timed out on it)."""
+    sender = RelayStore(client, "node-a")
+
+    class PostedBetweenReads(RelayStore):
+        reads = 0
+
+        async def read(self, last: str, count: int, block_ms: int) -> list[tuple[str, dict[str, str]]]:
+            found = await super().read(last, count, block_ms)
+            self.reads += 1
+            if self.reads == 1:  # after the first read, before the next
+                await sender.post("node-b", [{"t": RelayKind.ADOPTED.value, "req": "r1", "match": "m1"}])
+            return found
+
+    relay = Relay(PostedBetweenReads(client, "node-b"), SessionHub(clock), clock, encode)
+    answered: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+    relay.replies["r1"] = answered
+    stop = asyncio.Event()
+    running = asyncio.ensure_future(relay.run(stop))
+    try:
+        assert (await asyncio.wait_for(answered, 5))["match"] == "m1"
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, 5)
