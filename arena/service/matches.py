@@ -345,6 +345,18 @@ class MatchManager:
             if not self._starting:
                 self._no_starts.set()
 
+    async def _stored_or_held(self, match_id: str) -> tuple[MatchRecord | None, bool]:
+        """A finished match's record, stored or held under a seal (then True). One in neither is
+        looked for again among the stored: its deal's release (its last rotation ending) may have
+        moved it from held to stored in between."""
+        record = await self.store.get(match_id)
+        if record is not None:
+            return record, False
+        held = await self.store.held(match_id)
+        if held is not None:
+            return held, True
+        return await self.store.get(match_id), False
+
     async def _until_stored(self, match_id: str) -> None:
         """Wait (a bounded while) for the record of a match that has just ended to be stored."""
         stored = self._storing.get(match_id)
@@ -430,7 +442,7 @@ class MatchManager:
         if running is not None:
             return await asyncio.shield(running.task)
         await self._until_stored(match_id)
-        record = await self.store.get(match_id) or await self.store.held(match_id)
+        record, _ = await self._stored_or_held(match_id)
         if record is None:
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
@@ -443,10 +455,10 @@ class MatchManager:
             await self._until_stored(match_id)
         if match_id in self.running or match_id in self._storing:
             raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
-        record = await self.store.get(match_id)
+        record, sealed = await self._stored_or_held(match_id)
+        if sealed:
+            raise _sealed(match_id)
         if record is None:
-            if await self.store.held(match_id) is not None:
-                raise _sealed(match_id)
             entry = await self.listing.find(match_id) if self.listing is not None else None
             if entry is not None and self.listing is not None and entry.node != self.listing.node_id:
                 if watching and entry.sealed:

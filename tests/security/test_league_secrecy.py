@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from typing import Any
 
 import grpc
 import pytest
@@ -194,3 +195,32 @@ async def test_the_worker_gets_the_record_of_a_sealed_rotation_that_ended_before
     with pytest.raises(grpc.aio.AioRpcError) as refused:  # still sealed for everyone else
         await arena.record(match_id)
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+class ReleasedWhenLookedFor:
+    """The node's real record store, its seal released (the deal's last rotation ending) just as a
+    held record is looked for."""
+
+    def __init__(self, store: Any, seal: str) -> None:
+        self.store = store
+        self.seal = seal
+
+    async def held(self, match_id: str) -> Any:
+        await self.store.release(self.seal)
+        return await self.store.held(match_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+async def test_a_rotation_s_record_released_as_it_is_asked_for_is_found(arena: Arena) -> None:
+    """A record asked for as its deal was released was looked for among the stored records before the
+    release and among the held ones after it: the match was said not to exist (``arena sprt``, polling
+    for a rotation's record, stopped on it in a CI run)."""
+    x, _ = await arena.connect("x"), await arena.connect("y")
+    match_id = await arena.node.matches.start("5211", ["x", "y"], seed=5, seal="deal-7", seal_size=2)
+    await x.wait_ended(match_id)
+    await arena.node.matches.wait(match_id)  # ended, and held
+    real = arena.node.matches.store
+    arena.node.matches.store = ReleasedWhenLookedFor(real, "deal-7")
+    assert (await arena.record(match_id)).match_id == match_id
