@@ -130,7 +130,12 @@ async def test_bots_join_leave_come_back_and_retire(nodes: Nodes, redis7: Embedd
             stub = match_pb2_grpc.MatchServiceStub(channel)
             listed = await stub.ListMatches(match_pb2.ListMatchesRequest(ladder_id=ladder_id, page_size=500))
             assert listed.matches and {m.ladder_id for m in listed.matches} == {ladder_id}
-            assert {m.match_id.rsplit(".", 1)[0] for m in listed.matches} <= set(await scheduled(client, ladder_id))
+            # Queued ones are listed under their scheduled ids, played ones under their runs' (scheduled.run).
+            scheduled_ids = {
+                m.match_id if m.state == match_pb2.MATCH_STATE_PENDING else m.match_id.rsplit(".", 1)[0]
+                for m in listed.matches
+            }
+            assert scheduled_ids <= set(await scheduled(client, ladder_id))
             others = await stub.ListMatches(match_pb2.ListMatchesRequest(ladder_id="LD00000000"))
             assert not others.matches
             with pytest.raises(grpc.aio.AioRpcError) as refused:
