@@ -141,15 +141,10 @@ def test_a_taken_web_port_is_one_line(tmp_path: Path) -> None:
 def test_arena_run_keep_open_prints_the_site_and_keeps_it_until_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     command = [sys.executable, "-m", "arena.cli", "run", "--games", "1", "--keep-open", "--web-port", str(port)]
-    # Started as a shell starts a background job: with SIGINT ignored, which Ctrl-C must still stop.
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        cwd=tmp_path,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # noqa: PLW1509 - no threads start it
-    )
+    # Started as a shell starts a background job: with SIGINT ignored, which Ctrl-C must still stop. The
+    # shell ignores it (Python in the forked child, preexec_fn, is unsafe: this process may have gRPC's threads).
+    in_background = ["sh", "-c", 'trap "" INT && exec "$@"', "sh", *command]
+    process = subprocess.Popen(in_background, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
     assert process.stdout is not None
     said: list[str] = []
     try:
