@@ -244,17 +244,10 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         Refusals are counted in ``arena_hello_refused_total`` rather than logged, so a flood of
         them costs no log volume. A bad token or a message that is not a Hello counts against the
         peer's lockout (guessing); silence does not (the cap on streams awaiting a Hello bounds it).
+        A locked-out peer holds a slot of that cap until its first message or the Hello timeout.
         """
         peer = peer_address(context.peer())
-        limits, now = self.node.limits, self.node.clock.now()
-        wait = self._lockout.locked_for(peer, now)
-        if wait > 0:
-            await self._refuse(
-                context,
-                HelloRefusal.LOCKED_OUT,
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"too many refused Hellos from your address: try again in {math.ceil(wait)} s",
-            )
+        limits = self.node.limits
         try:
             self._pending.acquire(peer)
         except LimitExceededError as error:
@@ -264,27 +257,40 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         # The decoder hands over an Undecodable for bytes that are not a ConnectRequest (arena.grpc.decode).
         requests: AsyncIterator[bot_pb2.ConnectRequest | Undecodable] = aiter(request_iterator)
         try:
-            first = await asyncio.wait_for(anext(requests), limits.hello_timeout_seconds)
-            if isinstance(first, Undecodable):
-                refusal = (HelloRefusal.UNDECODABLE, grpc.StatusCode.INVALID_ARGUMENT, str(first))
-            elif first.WhichOneof("kind") != "hello":
+            try:
+                first = await asyncio.wait_for(anext(requests), limits.hello_timeout_seconds)
+            except TimeoutError:
+                refusal = (
+                    HelloRefusal.TIMEOUT,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"no Hello within {limits.hello_timeout_seconds:g} s: the first message must be a Hello",
+                )
+            except StopAsyncIteration:
                 refusal = not_hello
-            else:
-                name = await self.node.registry.authenticate(first.hello.token)
-        except TimeoutError:
-            refusal = (
-                HelloRefusal.TIMEOUT,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"no Hello within {limits.hello_timeout_seconds:g} s: the first message must be a Hello",
-            )
-        except StopAsyncIteration:
-            refusal = not_hello
+            # A locked-out peer is refused once its first message has come, not before: a grpc.aio
+            # client whose write meets a stream already closed reports INTERNAL instead of this
+            # reason (grpc/grpc#36066). Its token is not looked at.
+            wait = self._lockout.locked_for(peer, self.node.clock.now())
+            if wait > 0:
+                refusal = (
+                    HelloRefusal.LOCKED_OUT,
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"too many refused Hellos from your address: try again in {math.ceil(wait)} s",
+                )
+            elif refusal is None:
+                if isinstance(first, Undecodable):
+                    refusal = (HelloRefusal.UNDECODABLE, grpc.StatusCode.INVALID_ARGUMENT, str(first))
+                elif first.WhichOneof("kind") != "hello":
+                    refusal = not_hello
+                else:
+                    name = await self.node.registry.authenticate(first.hello.token)
         except AuthError as error:
             refusal = (HelloRefusal.BAD_TOKEN, status_for(error) or grpc.StatusCode.UNAUTHENTICATED, str(error))
         finally:
             self._pending.release(peer)
         if refusal is not None:
-            if refusal[0] is not HelloRefusal.TIMEOUT:  # silence is bounded by the cap, not punished
+            # Silence is bounded by the cap, not punished; a locked-out peer's lockout is not lengthened.
+            if refusal[0] not in (HelloRefusal.TIMEOUT, HelloRefusal.LOCKED_OUT):
                 self._lockout.failed(peer, self.node.clock.now())
             await self._refuse(context, *refusal)
         self._lockout.succeeded(peer)

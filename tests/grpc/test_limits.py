@@ -185,12 +185,16 @@ async def test_the_global_cap_on_streams_awaiting_a_hello_holds_over_every_peer(
 
 
 async def hello_with(address: str, token: str) -> grpc.aio.AioRpcError | None:
-    """Send one Hello; the error it is refused with, or None when welcomed."""
+    """Send one Hello; the error it is refused with, or None when welcomed.
+
+    Like a real bot, the stream stays open for writing after the Hello.
+    """
+
     async with grpc.aio.insecure_channel(address) as channel:
-        call = bot_pb2_grpc.BotServiceStub(channel).Connect(
-            iter([bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=token, games=["5211"]))])
-        )
+        call = bot_pb2_grpc.BotServiceStub(channel).Connect()
         try:
+            with contextlib.suppress(asyncio.InvalidStateError):  # ended already: its status says why
+                await call.write(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=token, games=["5211"])))
             async for response in call:
                 if response.WhichOneof("kind") == "welcome":
                     call.cancel()
@@ -214,6 +218,23 @@ async def test_token_guessing_is_locked_out_with_backoff_and_counted(arena_redis
         assert await hello_with(arena.address, token) is not None
         await asyncio.sleep(3.2)
         assert await hello_with(arena.address, token) is None
+
+
+async def test_a_locked_out_stream_is_refused_once_its_hello_has_come(arena_redis: EmbeddedRedis) -> None:
+    """The refusal waits for the Hello: a client whose write meets a stream already closed is told
+    INTERNAL by grpc.aio, not the server's reason (grpc/grpc#36066; a CI run's lockout test saw it)."""
+    async with limited_arena(arena_redis, hello_failures=1, lockout_seconds=60.0) as arena:
+        assert await hello_with(arena.address, "guess") is not None
+        async with grpc.aio.insecure_channel(arena.address) as channel:
+            call = bot_pb2_grpc.BotServiceStub(channel).Connect()
+            await asyncio.sleep(0.5)
+            assert not call.done()
+            await call.write(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token="guess-again", games=["5211"])))
+            with pytest.raises(grpc.aio.AioRpcError) as refusal:
+                await asyncio.wait_for(call.read(), 5)
+        assert refusal.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert refusal.value.details() == "too many refused Hellos from your address: try again in 60 s"
+        assert refused(arena, "locked_out") == 1
 
 
 async def test_a_ping_flood_ends_the_stream_and_a_normal_bot_is_untouched(arena_redis: EmbeddedRedis) -> None:
