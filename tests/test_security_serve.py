@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from arena.serve.launch import serving
 from arena.store.embedded import EmbeddedRedis
@@ -66,7 +68,8 @@ def test_an_existing_admin_token_file_is_reused_not_replaced(tmp_path: Path) -> 
 
 def test_the_embedded_redis_refuses_a_local_client_without_its_password(tmp_path: Path) -> None:
     with EmbeddedRedis(tmp_path / "redis") as server:
-        outsider = redis.Redis(host="127.0.0.1", port=server.port, socket_timeout=5)
+        # No retries: redis-py retries a refused connection with backoff, 4 s a command.
+        outsider = redis.Redis(host="127.0.0.1", port=server.port, socket_timeout=5, retry=Retry(NoBackoff(), 0))
         with pytest.raises(redis.AuthenticationError):
             outsider.set(key("token", "0" * 64), "alice")  # what would let it log in as any bot
         with pytest.raises(redis.AuthenticationError):
