@@ -111,8 +111,8 @@ class RelayStore:
         return text(newest[0][0]) if newest else "0-0"
 
     async def read(self, last: str, count: int, block_ms: int) -> list[Entry]:
-        """This node's messages after ``last`` (``"$"``: from now on), at most ``count``, waiting up
-        to ``block_ms`` for the first."""
+        """This node's messages after the entry id ``last`` (start from ``tail()``), at most
+        ``count``, waiting up to ``block_ms`` for the first."""
         reply = await self.r.xread({key("relay", self.node_id): last}, count=count, block=block_ms)
         streams: list[Any] = list(reply or [])  # RESP2: [[stream, [[id, fields], ...]]]
         found: list[Entry] = []
