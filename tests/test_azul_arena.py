@@ -136,7 +136,8 @@ async def test_grey_wall_choices_reach_nobody_until_every_choosing_seat_has_chos
     request = await asyncio.wait_for(held.request, 30)
 
     def quick_latest() -> bot_pb2.ActionRequest:
-        return [r for r in quick.messages("action_request") if r.match_id == match_id][-1]
+        latest: bot_pb2.ActionRequest = [r for r in quick.messages("action_request") if r.match_id == match_id][-1]
+        return latest
 
     await eventually(lambda: phase_of(quick_latest()) is Phase.TILING)  # its request may arrive after held's
     quick_request = quick_latest()

@@ -149,7 +149,7 @@ def test_the_game_agnostic_modules_name_no_game() -> None:
         where = path.relative_to(ROOT)
         for node in ast.walk(tree):
             is_text = isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-            if is_text and (node.value in GAME_NAMES or node.value in GAME_FIELDS):
+            if isinstance(node, ast.Constant) and is_text and (node.value in GAME_NAMES or node.value in GAME_FIELDS):
                 offences.append(f"{where}:{node.lineno}: names the game {node.value!r}")
         for name in _imports(tree):
             game_module = any(name == module or name.startswith(module + ".") for module in game_modules)

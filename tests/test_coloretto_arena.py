@@ -37,10 +37,10 @@ async def test_arena_bot_processes_play_a_coloretto_match_and_watchers_see_each_
         rounds: list[match_pb2.WatchMatchResponse] = []
         outcome = None
         async for event in arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=match_id), timeout=120):
-            kind = event.WhichOneof("event")
-            if kind == "round_scored":
+            which = event.WhichOneof("event")
+            if which == "round_scored":
                 rounds.append(event)
-            elif kind == "outcome":
+            elif which == "outcome":
                 outcome = event.outcome
         assert outcome is not None and outcome.termination == common_pb2.TERMINATION_NORMAL
         assert rounds, "no round result reached the watcher"

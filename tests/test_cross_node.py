@@ -82,9 +82,10 @@ async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: Embedde
         assert all(r["termination"] == "normal" for r in results), [r for r in results if r["termination"] != "normal"]
     finally:
         await client.aclose()
-        for process in [*bots, *nodes]:
+        processes: list[subprocess.Popen[bytes] | subprocess.Popen[str]] = [*bots, *nodes]
+        for process in processes:
             process.terminate()
-        for process in [*bots, *nodes]:
+        for process in processes:
             try:
                 process.wait(15)
             except subprocess.TimeoutExpired:
@@ -184,7 +185,7 @@ async def test_every_node_lists_and_explains_the_matches_running_on_another(
 
 
 async def a_runs_matches_that_b_lists(
-    to_a: grpc.aio.Channel, on_b: match_pb2_grpc.MatchServiceStub, port: int, site_b: SiteData
+    to_a: grpc.aio.Channel, on_b: match_pb2_grpc.MatchServiceAsyncStub, port: int, site_b: SiteData
 ) -> None:
     """Two matches run on node A between silent bots connected there: one plain, one sealed."""
     registry = registry_pb2_grpc.RegistryServiceStub(to_a)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import cast
 
 import grpc
 import prometheus_client
@@ -100,7 +101,7 @@ async def test_play_specs_round_trip_through_the_store(client: aioredis.Redis) -
     ]
     for index, spec in enumerate(specs):
         await client.set(f"spec:{index}", json.dumps(spec.to_dict()))
-        stored = json.loads(await client.get(f"spec:{index}"))
+        stored = json.loads(cast(bytes, await client.get(f"spec:{index}")))
         assert PlaySpec.parse("L1", stored) == spec
     assert "kind" not in specs[0].to_dict() and specs[1].to_dict()["kind"] == "ladder"
     assert [k.value for k in SpecKind] == ["league", "ladder"]

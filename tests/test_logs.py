@@ -35,7 +35,9 @@ async def test_garbage_first_messages_are_counted_and_log_a_bounded_number_of_li
 ) -> None:
     count = 300
     async with grpc.aio.insecure_channel(arena.address) as channel:
-        connect = channel.stream_stream("/arena.v1.BotService/Connect", request_serializer=bytes)
+        connect: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(
+            "/arena.v1.BotService/Connect", request_serializer=bytes
+        )
         for _ in range(count):
             with pytest.raises(grpc.aio.AioRpcError):
                 async for _ in connect(iter([b"\xff\xff\xff"])):

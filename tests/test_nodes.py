@@ -79,10 +79,11 @@ async def test_nodes_beat_and_a_league_survives_repeated_node_kills(redis7: Embe
         assert await live_nodes(addresses[2]) == ["node-a", "node-c"]
     finally:
         await client.aclose()
-        for process in [*bots, *nodes.values()]:
+        processes: list[subprocess.Popen[bytes] | subprocess.Popen[str]] = [*bots, *nodes.values()]
+        for process in processes:
             if process.poll() is None:
                 process.terminate()
-        for process in [*bots, *nodes.values()]:
+        for process in processes:
             try:
                 process.wait(15)
             except subprocess.TimeoutExpired:

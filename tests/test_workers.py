@@ -12,6 +12,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import cast
 
 import grpc
 import pytest
@@ -27,7 +28,7 @@ from tests.grpc.harness import ADMIN, ADMIN_METADATA, located, start_node
 from tests.grpc.rawbot import RawBot
 
 
-async def _record(stub: match_pb2_grpc.MatchServiceStub, match_id: str) -> match_pb2.GetMatchRecordResponse:
+async def _record(stub: match_pb2_grpc.MatchServiceAsyncStub, match_id: str) -> match_pb2.GetMatchRecordResponse:
     for _ in range(300):
         try:
             return await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=match_id))
@@ -72,7 +73,7 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
             with (tmp_path / f"{name}.log").open("wb") as log:
                 bots.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log))  # noqa: ASYNC220
             for _ in range(300):
-                if (node := await client.get(f"arena:botat:{name}")) is not None:
+                if (node := cast(bytes | None, await client.get(f"arena:botat:{name}"))) is not None:
                     where[name] = node.decode()
                     break
                 await asyncio.sleep(0.05)
@@ -105,10 +106,10 @@ async def test_two_workers_share_a_port_and_play_matches_within_and_across_worke
             )
     finally:
         await client.aclose()
-        for bot in bots:
-            bot.terminate()
-        for bot in bots:
-            bot.wait(15)
+        for process in bots:
+            process.terminate()
+        for process in bots:
+            process.wait(15)
         stop(server, 30)
     assert server.returncode == 0
     assert "Traceback" not in (tmp_path / "serve.log").read_text()

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from arena.games.azul import GameAzul
+from arena.games.azul.actions import Take
 from arena.games.azul.heuristic import HeuristicAzul
 from arena.games.azul.printer import describe_end, describe_start, describe_turn, format_take, format_view, seat_names
+from arena.games.base import Policy
 
 GAME = GameAzul()
 
@@ -24,6 +26,7 @@ class Uniform:
 def test_a_view_shows_factories_centre_every_board_and_scores() -> None:
     state = GAME.initial_state(3, 5, {"first": 0})
     first = GAME.legal_actions(state, 0)[0]  # factory 0, its first colour, to line 5
+    assert isinstance(first, Take)
     state = GAME.apply(state, {0: first})
     lines = format_view(GAME.public_view(state), seat_names(3, ["a", "b", "c"]))
     text = "\n".join(lines)
@@ -49,7 +52,7 @@ def test_the_view_is_the_same_whatever_the_bag_order() -> None:
 
 def transcript(seed: int, options: dict[str, Any], names: list[str]) -> list[str]:
     """A whole match between the heuristic and a uniform player, printed by describe_start/step/end."""
-    bots = [HeuristicAzul(1), Uniform(2)]
+    bots: list[Policy] = [HeuristicAzul(1), Uniform(2)]
     state = GAME.initial_state(2, seed, options)
     lines = describe_start(state, names)
     while seats := GAME.to_move(state):
@@ -79,8 +82,11 @@ def test_a_take_is_printed_with_what_it_does() -> None:
     deck = ["R", "R", "R", "W", *["B"] * 20, *["Y"] * 20, *["R"] * 17, *["K"] * 20, *["W"] * 19]
     state = GAME.initial_state(2, 0, {"first": 0}, deck=deck)
     view = GAME.public_view(state)
-    assert format_take(view, 0, GAME.parse_action("0 R 2")) == "0 R 2: 2 R to line 2, 1 to the floor, W to the centre"
+    assert (
+        format_take(view, 0, cast(Take, GAME.parse_action("0 R 2")))
+        == "0 R 2: 2 R to line 2, 1 to the floor, W to the centre"
+    )
     state = GAME.apply(state, {0: GAME.parse_action("0 R 2")})
-    assert format_take(GAME.public_view(state), 1, GAME.parse_action("C W F")) == (
+    assert format_take(GAME.public_view(state), 1, cast(Take, GAME.parse_action("C W F"))) == (
         "C W F: 1 W to the floor, S (starts the next round)"
     )

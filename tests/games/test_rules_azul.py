@@ -309,7 +309,7 @@ def test_a_rejected_apply_changes_nothing() -> None:
         {},
     ):
         with pytest.raises(IllegalActionError):
-            GAME.apply(state, actions)  # type: ignore[arg-type]
+            GAME.apply(state, actions)
     assert state == before
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -297,7 +298,7 @@ def test_the_observation_is_the_public_view_and_json_ready() -> None:
         GAME.observe(state, 4)
 
 
-def to_dict(view: object) -> dict[str, object]:
+def to_dict(view: object) -> dict[str, Any]:
     return {name: getattr(view, name) for name in view.__dataclass_fields__}  # type: ignore[attr-defined]
 
 

@@ -209,7 +209,7 @@ def play_until(state: State, stop: object) -> State:
     ],
 )
 def test_following(so_far: str, hand: str, legal: str) -> None:
-    assert format_cards(legal_cards(sorted(cards(hand)), lead_colour(cards(so_far)))) == legal
+    assert format_cards(legal_cards(tuple(sorted(cards(hand))), lead_colour(cards(so_far)))) == legal
 
 
 # -- winner and Fools: the contract's worked cases ---------------------------------------------------

@@ -18,6 +18,7 @@ import grpc
 import pytest
 import redis
 import redis.asyncio as aioredis
+from google.protobuf import duration_pb2
 
 from arena import catalogue
 from arena.grpc.server import GrpcServer, start_server
@@ -54,7 +55,7 @@ class Arena:
         return f"127.0.0.1:{self.server.port}"
 
     @property
-    def matches(self) -> match_pb2_grpc.MatchServiceStub:
+    def matches(self) -> match_pb2_grpc.MatchServiceAsyncStub:
         return match_pb2_grpc.MatchServiceStub(self.channel)
 
     async def register(self, name: str) -> str:
@@ -76,7 +77,7 @@ class Arena:
         if tc is not None:
             request.time_control.CopyFrom(
                 common_pb2.TimeControl(
-                    decision_allowance={"nanos": 0, "seconds": 0},
+                    decision_allowance=duration_pb2.Duration(seconds=0, nanos=0),
                     strike_limit=tc.strike_limit,
                 )
             )

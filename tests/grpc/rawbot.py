@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Self
 
 import grpc
 
@@ -18,7 +18,7 @@ Chooser = Callable[[bot_pb2.ActionRequest], str | None]
 """Returns the action text to send, or None to stay silent."""
 
 
-def random_chooser(seed: int = 0) -> Chooser:
+def random_chooser(seed: int = 0) -> Callable[[bot_pb2.ActionRequest], str]:
     rng = random.Random(seed)
     return lambda request: rng.choice(list(request.legal_actions))
 
@@ -57,7 +57,7 @@ class RawBot:
         self._task: asyncio.Task[None] | None = None
         self.channel: grpc.aio.Channel | None = None
 
-    def start(self) -> RawBot:
+    def start(self) -> Self:
         self._task = asyncio.ensure_future(self.run())
         return self
 

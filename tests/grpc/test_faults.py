@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -198,7 +200,7 @@ async def test_authentication_and_the_first_message(arena: Arena) -> None:
     stub = bot_pb2_grpc.BotServiceStub(arena.channel)
 
     async def one(message: bot_pb2.ConnectRequest) -> grpc.StatusCode:
-        async def requests():  # type: ignore[no-untyped-def]
+        async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
             yield message
             await asyncio.sleep(5)
 
@@ -241,15 +243,16 @@ async def test_registration_needs_the_admin_token(arena: Arena) -> None:
 
 
 async def test_health_and_reflection(arena: Arena) -> None:
-    health = health_pb2_grpc.HealthStub(arena.channel)
+    health: Any = health_pb2_grpc.HealthStub(arena.channel)  # the type stubs leave out its methods
     for service in ("", "arena.v1.BotService", "arena.v1.MatchService", "arena.v1.RegistryService"):
         response = await health.Check(health_pb2.HealthCheckRequest(service=service))
         assert response.status == health_pb2.HealthCheckResponse.SERVING
     from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-    stub = reflection_pb2_grpc.ServerReflectionStub(arena.channel)
+    # The type stubs leave out its methods, and take only a sync channel (the generated class takes either).
+    stub: Any = reflection_pb2_grpc.ServerReflectionStub(arena.channel)  # type: ignore[arg-type]
 
-    async def ask():  # type: ignore[no-untyped-def]
+    async def ask() -> AsyncIterator[reflection_pb2.ServerReflectionRequest]:
         yield reflection_pb2.ServerReflectionRequest(list_services="")
 
     names = set()

@@ -56,7 +56,8 @@ def closed_count(sockets: list[socket.socket]) -> int:
 
 def refused(arena: Arena, reason: str) -> float:
     assert arena.node.metrics is not None
-    return arena.node.metrics.hello_refused.labels(reason)._value.get()
+    value: float = arena.node.metrics.hello_refused.labels(reason)._value.get()
+    return value
 
 
 async def test_idle_tcp_connections_are_capped_and_dropped_and_a_bot_still_plays(arena_redis: EmbeddedRedis) -> None:

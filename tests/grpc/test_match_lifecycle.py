@@ -87,10 +87,13 @@ async def test_watching_begins_with_the_summary_live_and_after_the_end(arena: Ar
     running = await arena.start_match(["slow", "fast"], tc=SLOW)
     stream = arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=running))
     first = await asyncio.wait_for(stream.read(), 5)
+    assert isinstance(first, match_pb2.WatchMatchResponse)  # not grpc.aio.EOF
     assert first.WhichOneof("event") == "summary"
     assert first.summary.match_id == running and first.summary.state == match_pb2.MATCH_STATE_RUNNING
     assert list(first.summary.bot_names) == ["slow", "fast"] and first.summary.created_at.seconds > 0
-    assert (await asyncio.wait_for(stream.read(), 5)).WhichOneof("event") == "view"
+    second = await asyncio.wait_for(stream.read(), 5)
+    assert isinstance(second, match_pb2.WatchMatchResponse)  # not grpc.aio.EOF
+    assert second.WhichOneof("event") == "view"
     stream.cancel()
 
     bots = [await arena.connect(name) for name in ("ann", "bob")]

@@ -334,6 +334,7 @@ async def test_a_match_end_queued_to_a_dropped_connection_is_told_on_the_next(ar
 
     call = stub.Connect(requests())
     first = await call.read()
+    assert isinstance(first, bot_pb2.ConnectResponse)  # not grpc.aio.EOF
     assert first.WhichOneof("kind") == "welcome"
     tc = TimeControl(decision_allowance=0.02, time_bank=0.0, strike_limit=1000, disconnect_grace=30.0)
     match_id = await arena.start_match(["dropper", "stays"], tc=tc)

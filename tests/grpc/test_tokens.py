@@ -16,7 +16,7 @@ from tests.grpc.harness import ADMIN_METADATA, Arena
 from tests.grpc.rawbot import RawBot
 
 
-def registry(arena: Arena) -> registry_pb2_grpc.RegistryServiceStub:
+def registry(arena: Arena) -> registry_pb2_grpc.RegistryServiceAsyncStub:
     return registry_pb2_grpc.RegistryServiceStub(arena.channel)
 
 
@@ -25,7 +25,8 @@ async def hello(arena: Arena, token: str) -> RawBot:
     bot = RawBot(arena.address, token).start()
     arena.bots.append(bot)
     welcomed = asyncio.ensure_future(bot.welcomed.wait())
-    await asyncio.wait([welcomed, bot._task], timeout=10, return_when=asyncio.FIRST_COMPLETED)  # type: ignore[list-item]
+    assert bot._task is not None  # start() made it
+    await asyncio.wait([welcomed, bot._task], timeout=10, return_when=asyncio.FIRST_COMPLETED)
     welcomed.cancel()
     return bot
 

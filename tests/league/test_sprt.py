@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
 
 from arena.errors import SprtError
@@ -44,10 +45,10 @@ def test_an_empty_tally_goes_on() -> None:
 def test_the_constrained_fit_has_the_hypothesis_mean() -> None:
     p = [0.1, 0.2, 0.4, 0.2, 0.1]
     for mean in (0.3, 0.5, 0.6, 0.9):
-        q = _constrained(p, PENTANOMIAL, mean)
+        q = _constrained(np.asarray(p, dtype=np.float64), PENTANOMIAL, mean)
         assert sum(q) == pytest.approx(1.0)
         assert sum(qi * s for qi, s in zip(q, PENTANOMIAL, strict=True)) == pytest.approx(mean, abs=1e-9)
-    assert _constrained(p, PENTANOMIAL, 0.5) == pytest.approx(p)  # already that mean
+    assert _constrained(np.asarray(p, dtype=np.float64), PENTANOMIAL, 0.5) == pytest.approx(p)  # already that mean
 
 
 def test_the_llr_agrees_with_its_normal_approximation() -> None:

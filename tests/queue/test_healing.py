@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 import grpc
 import psutil
@@ -217,7 +218,8 @@ async def queued_or_parked(client: aioredis.Redis, league_id: str) -> int:
 async def _league_entries(client: aioredis.Redis, league_id: str) -> AsyncIterator[str]:
     last = "-"
     while True:
-        entries = await client.xrange(QUEUE_STREAM, last, "+", count=1000)
+        # (id, fields) entries, all bytes: the client does not decode.
+        entries = cast(list[tuple[bytes, dict[bytes, bytes]]], await client.xrange(QUEUE_STREAM, last, "+", count=1000))
         fresh = [(text(i), f) for i, f in entries if text(i) != last]
         if not fresh:
             return

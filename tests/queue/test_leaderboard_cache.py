@@ -42,7 +42,7 @@ async def test_the_leaderboard_is_fitted_once_per_league_version(
     fits: list[int] = []
     original = LeagueTable.from_aggregate.__func__  # type: ignore[attr-defined]
 
-    def counting(cls: type[LeagueTable], aggregate: PairingAggregate, bots: Sequence[str] = (), **kw: Any) -> Any:
+    def counting(cls: type[LeagueTable], /, aggregate: PairingAggregate, bots: Sequence[str] = (), **kw: Any) -> Any:
         fits.append(aggregate.rated)
         return original(cls, aggregate, bots, **kw)
 

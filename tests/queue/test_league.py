@@ -92,7 +92,7 @@ async def test_a_node_killed_mid_league_loses_nothing(redis7: EmbeddedRedis, tmp
     ports = [free_port(), free_port()]
     addresses = [f"127.0.0.1:{p}" for p in ports]
     first = start_node(redis7.url, "node-a", ports[0], tmp_path / "a")
-    processes: list[subprocess.Popen[str]] = [first]
+    processes: list[subprocess.Popen[str] | subprocess.Popen[bytes]] = [first]
     try:
         names = ["k1", "k2", "k3"]
         tokens = [await asyncio.to_thread(register_bot, addresses[0], name, ADMIN) for name in names]

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator
+from typing import cast
 
 import pytest
+from redis.typing import EncodableT, FieldT
 
 from arena.league.aggregate import PairingAggregate, is_current
 from arena.league.result import StoredResult
@@ -155,7 +157,9 @@ async def test_an_aggregate_without_the_spread_statistics_is_rebuilt_not_misread
     assert fields == current and counted == len(results)
     assert any(name.startswith("t\t") for name in fields)  # triples of bots met at 4-player tables
     await leagues.store.r.delete(pairs)
-    await leagues.store.r.hset(pairs, mapping={**_without_spread(fields), "#stored": str(counted)})
+    # redis-py types `mapping` as Mapping[FieldT, EncodableT]: its key type is invariant, so no dict[str, str] fits.
+    stored = cast(dict[FieldT, EncodableT], {**_without_spread(fields), "#stored": str(counted)})
+    await leagues.store.r.hset(pairs, mapping=stored)
     leagues._tables.clear()  # a fresh node reading a league stored by the previous version
     _, table = await leagues.leaderboard("Lold")
     assert (await leagues.store.pairings("Lold")) == (current, len(results))  # rebuilt

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import cast
 
 import redis.asyncio as aioredis
 
@@ -35,8 +36,8 @@ async def test_a_bot_is_where_its_last_node_says_and_an_old_node_cannot_forget_i
     a, b = BotDirectory(client, "node-a"), BotDirectory(client, "node-b")
     await a.here({"ann": 4}, {"ann": ["5211", "azul"]})
     assert await b.where("ann") == "node-a"
-    assert int(await client.get("arena:botcap:ann")) == 4
-    assert json.loads(await client.get("arena:botplays:ann")) == ["5211", "azul"]
+    assert int(cast(bytes, await client.get("arena:botcap:ann"))) == 4
+    assert json.loads(cast(bytes, await client.get("arena:botplays:ann"))) == ["5211", "azul"]
     await b.here({"ann": 2})  # it reconnected to node B before node A noticed it leave
     await a.gone("ann")
     assert await a.where("ann") == "node-b"
@@ -54,12 +55,13 @@ async def test_a_heartbeat_announces_every_bot_of_a_crowded_node(client: aioredi
     await node.here(bots, {name: reversed(games) for name, games in plays.items()})
     for name, capacity in bots.items():
         assert await node.where(name) == "node-a"
-        assert int(await client.get(f"arena:botcap:{name}")) == capacity
-        assert json.loads(await client.get(f"arena:botplays:{name}")) == (
+        assert int(cast(bytes, await client.get(f"arena:botcap:{name}"))) == capacity
+        assert json.loads(cast(bytes, await client.get(f"arena:botplays:{name}"))) == (
             ["5211"] if capacity % 2 else ["5211", "azul"]
         )
         assert 0 < await client.ttl(f"arena:botplays:{name}") <= PRESENCE_SECONDS
         assert 0 < await client.ttl(f"arena:botat:{name}") <= PRESENCE_SECONDS
-    online = await client.zrange("arena:online", 0, -1, withscores=True)
+    # withscores: (member, score) pairs, the scores float.
+    online = cast(list[tuple[bytes, float]], await client.zrange("arena:online", 0, -1, withscores=True))
     assert {text(bot) for bot, _ in online} >= set(bots)
     assert all(time.time() < until <= time.time() + PRESENCE_SECONDS for _, until in online)

@@ -3,6 +3,8 @@ filtered then paged, a dead node's left out and swept away."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 import redis.asyncio as aioredis
 
@@ -77,7 +79,7 @@ async def test_a_dead_nodes_matches_are_not_listed_and_a_live_node_sweeps_them(c
     assert [i.match_id for i in (await a.page(MatchQuery(), None, 10))[0]] == ["m1"]
     assert await a.find("g1") is None
     await a.sweep()
-    assert sorted(k.decode() for k in await client.keys("arena:running*")) == [
+    assert sorted(k.decode() for k in cast(list[bytes], await client.keys("arena:running*"))) == [
         "arena:running",
         "arena:running-match:m1",
         "arena:running-nodes",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import cast
 
 import redis.asyncio as aioredis
 
@@ -23,7 +24,7 @@ async def test_an_ended_match_frees_its_slots_and_wakes_the_waiting_workers(clie
     broker = SlotBroker(client)
     assert (await broker.acquire("m1", {"ann": 1}, known={"ann": 1}))[0] is Slots.TAKEN
     await broker.release("m1", ["ann"])
-    assert int(await client.get(GENERATION_KEY)) == 1
+    assert int(cast(bytes, await client.get(GENERATION_KEY))) == 1
     assert (await broker.acquire("m2", {"ann": 1}, known={"ann": 1}))[0] is Slots.TAKEN
 
 

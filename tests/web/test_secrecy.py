@@ -56,7 +56,7 @@ async def test_no_page_shows_a_rotation_of_a_duplicate_deal_still_being_played(
             second.send_action(waiting.match_id, waiting.sequence, waiting.legal_actions[0])
             await wait_done(leagues, league.league_id, 60)
             async with session.get(f"{web.url}api/matches?league={league.league_id}") as response:
-                shown = [m["match_id"] for m in (await response.json())["matches"]]
-            assert len(shown) == 2
+                listed = [m["match_id"] for m in (await response.json())["matches"]]
+            assert len(listed) == 2
     finally:
         await web.stop()

@@ -124,9 +124,10 @@ def state_at(record: Any, step: int) -> Any:
 
 
 def seat_cards(page: Page, seat: int, field: str) -> list[str]:
-    return page.locator(f'section.seat[data-seat="{seat}"] .line[data-field="{field}"] .card').evaluate_all(
+    cards: list[str] = page.locator(f'section.seat[data-seat="{seat}"] .line[data-field="{field}"] .card').evaluate_all(
         "nodes => nodes.map(n => n.dataset.card)"
     )
+    return cards
 
 
 def test_every_page_kind_loads_without_console_errors(site: Site, watched: Watched) -> None:

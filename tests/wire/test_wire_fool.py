@@ -47,7 +47,7 @@ def _roundtrip(observation: Observation) -> Observation:
 def test_every_observation_of_a_random_match_round_trips(
     seed: int, num_players: int, two_fools_from: int, wild_penalty: int
 ) -> None:
-    options = {"two_fools_from": two_fools_from, "wild_penalty": wild_penalty}
+    options: dict[str, object] = {"two_fools_from": two_fools_from, "wild_penalty": wild_penalty}
     for index, state in enumerate(play_random(num_players, seed, options)):
         if index % 7 and not state.finished:
             continue  # every seventh state is plenty; the last one holds every round
