@@ -62,6 +62,8 @@ async def test_bots_on_different_nodes_play_matches_and_a_league(redis7: Embedde
                     break
                 except grpc.aio.AioRpcError:
                     await asyncio.sleep(0.1)
+            else:
+                pytest.fail(f"no record of match {started.match_id} within 30 s")
             record = response.record
         assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
         assert not record.rejections
