@@ -88,16 +88,22 @@ Resp = TypeVar("Resp")
 def translate_errors(
     method: Callable[[Any, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]],
 ) -> Callable[[Any, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]]:
-    """Turn domain errors raised by a unary method into their status codes."""
+    """Turn domain errors raised by a unary method into their status codes, and anything else (a
+    bug) into INTERNAL with the exception logged, never sent: its text may quote what it read."""
 
     @functools.wraps(method)
     async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext[Req, Resp]) -> Resp:
         try:
             return await method(self, request, context)
+        except asyncio.CancelledError:
+            raise
         except Exception as error:
+            if isinstance(error, grpc.aio.AbortError):
+                raise
             code = status_for(error)
             if code is None:
-                raise
+                log.exception("%s failed", method.__name__)
+                await context.abort(grpc.StatusCode.INTERNAL, f"{method.__name__} failed: the node logged why")
             await context.abort(code, str(error))
             raise  # unreachable: abort raises
 

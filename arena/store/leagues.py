@@ -45,6 +45,7 @@ import redis.asyncio as aioredis
 from arena.league.aggregate import PairingAggregate, is_current, result_fields
 from arena.league.result import StoredResult, unique_results
 from arena.league.schedule import match_id as schedule_match_id
+from arena.store.match_index import RUN_ID
 from arena.store.redis_stores import PREFIX, key, text
 
 QUEUE_STREAM = key("queue", "matches")
@@ -233,7 +234,9 @@ class LeagueStore:
         return None if made is None else text(made)
 
     async def spec(self, league_id: str) -> dict[str, Any] | None:
-        """The league's spec."""
+        """The league's spec (None for an id that cannot be one: see ``RUN_ID``)."""
+        if not RUN_ID.fullmatch(league_id):
+            return None
         raw = await self.r.get(key("league", league_id))
         return json.loads(raw) if raw else None
 

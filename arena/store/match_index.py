@@ -12,10 +12,15 @@ import enum
 import re
 from typing import Any
 
+from arena.errors import BadFilterError, echo
 from arena.games.base import Outcome
 from arena.referee.record import MatchRecord, outcome_from_dict
 from arena.referee.timecontrol import TimeControl
 
+RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a league's or a ladder's id can be. It is part of the store's keys (``arena:league:{id}``
+and the keys beside it), so it never holds a ``:``, which would make it another key of the league
+(its deal secret, say), nor a ``.``, which separates a match's number from it."""
 LADDER_MATCH = re.compile(r"(LD[0-9a-f]{8})\.\d+(?:\.|$)")
 """A ladder's match: the ladder's id and the match's number (scheduled), then a run suffix (each run)."""
 
@@ -142,6 +147,11 @@ class MatchQuery:
     league: str = ""
     ladder: str = ""
     """A ladder's matches (never combined with game or bot: it has an index of its own)."""
+
+    def __post_init__(self) -> None:
+        for kind, value in (("league", self.league), ("ladder", self.ladder)):
+            if value and not RUN_ID.fullmatch(value):
+                raise BadFilterError(f"{echo(value)} is not a {kind} id")
 
     def fits(self, info: MatchSummary) -> bool:
         """Whether ``info`` is one of them."""
