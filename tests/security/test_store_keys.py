@@ -7,6 +7,8 @@ answered UNKNOWN with Redis's WRONGTYPE. The same held for every call taking a l
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 import grpc
 import pytest
 import redis.asyncio as aioredis
@@ -32,7 +34,7 @@ async def test_a_league_id_with_a_key_s_suffix_is_no_league(arena: Arena, league
     matches = match_pb2_grpc.MatchServiceStub(arena.channel)
     for suffix in SUFFIXES:
         bad = league.league_id + suffix
-        calls = [
+        calls: list[Awaitable[object]] = [
             stub.GetLeague(league_pb2.GetLeagueRequest(league_id=bad)),
             stub.GetLeaderboard(league_pb2.GetLeaderboardRequest(league_id=bad)),
             stub.CancelLeague(league_pb2.CancelLeagueRequest(league_id=bad), metadata=ADMIN_METADATA),
