@@ -126,8 +126,10 @@ class RefereeWorker:
         self.requeued = 0
         self.parked = 0
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Work until ``stop`` is set; matches still running then are left to be aborted by the node.
+    async def run(self, stop: asyncio.Event, halt: asyncio.Event | None = None) -> None:
+        """Work until ``stop`` is set; then, until ``halt`` is set (if given) or they end, keep the
+        leases of the matches still playing here (see ``_keep_leases``). Matches still running when
+        it returns are left to be aborted by the node.
 
         Redis going away (a restart) pauses the work: each step is retried with a backoff, and
         nothing held is dropped meanwhile.
@@ -150,6 +152,25 @@ class RefereeWorker:
             if wait:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), wait)
+        if halt is not None:
+            await self._keep_leases(halt)
+
+    async def _keep_leases(self, halt: asyncio.Event) -> None:
+        """Renew the leases of the matches still playing here, claiming nothing new, until they end
+        or ``halt`` is set: a node stopping gracefully plays them out, and another node must not
+        take them over meanwhile and play them again (a rotation of a duplicate deal would have its
+        cards released while the first run is still being played). What is held unstarted is not
+        renewed: other nodes take it over once its lease runs out."""
+        while not halt.is_set():
+            playing = [entry for entry, held in self.held.items() if held.task is not None and not held.task.done()]
+            if not playing:
+                return
+            try:
+                await self.queue.touch(self.consumer, playing)
+            except (RedisError, OSError) as error:
+                log.warning("redis unavailable (%s): the leases of %d matches not renewed", error, len(playing))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(halt.wait(), min(self.lease_seconds / 3, 5.0))
 
     async def _iteration(self) -> None:
         now = asyncio.get_running_loop().time()

@@ -123,16 +123,19 @@ class RunningNode:
         if self.stopping:
             return
         self.stopping = True
+        self.node.matches.closing = True  # a start is refused from now on (the shutdown waits for those under way)
+        self.stop_worker.set()
         await self.grpc.health.enter_graceful_shutdown()
         if self.web is not None:
             await self.web.stop()
-        self.stop_worker.set()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.gather(self.worker_task, *filter(None, [self.matchmaker_task])), 5)
+        if self.matchmaker_task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.matchmaker_task, 5)
+        # The worker claims nothing more, but keeps the leases of the matches it plays until they are over.
         await self.node.matches.shutdown(grace_seconds)
         self.stop_relay.set()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.gather(self.heartbeat_task, self.relay_task), 5)
+            await asyncio.wait_for(asyncio.gather(self.worker_task, self.heartbeat_task, self.relay_task), 5)
         if self.links is not None:
             self.links.close()
         await self.grpc.server.stop(min(grace_seconds, 5.0))
@@ -323,7 +326,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
             ) from error
     stop_worker, stop_relay = asyncio.Event(), asyncio.Event()
     lost_id = asyncio.Event()
-    worker_task = asyncio.create_task(worker.run(stop_worker), name="referee-worker")
+    worker_task = asyncio.create_task(worker.run(stop_worker, stop_relay), name="referee-worker")
     relay_task = asyncio.create_task(relay.run(stop_relay), name="relay")
     heartbeat_task = asyncio.create_task(node.nodes.run(stop_relay, load, lost_id.set), name="heartbeat")
     matchmaker_task = asyncio.create_task(matchmaker.run(stop_worker), name="matchmaker")

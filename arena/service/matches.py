@@ -283,6 +283,11 @@ class MatchManager:
             ) from None
         if "match" in answer:
             return answer["match"]
+        if answer.get("error") == NodeStoppingError.__name__:  # its text speaks of itself ("this node")
+            raise NodeStoppingError(
+                f"node {node[:80]!r}, where the bots are, is shutting down: "
+                "start the match again once they have reconnected"
+            )
         error = _REMOTE_ERRORS.get(answer.get("error", ""), BotUnavailableError)
         raise error(answer.get("text", "the bots' node did not start the match"))
 

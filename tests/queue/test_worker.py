@@ -16,6 +16,7 @@ from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import MatchQueue
 from tests.grpc.harness import Arena, eventually
+from tests.grpc.rawbot import RawBot
 
 
 @pytest.fixture
@@ -199,3 +200,32 @@ async def test_a_scheduled_match_that_does_not_read_ends_with_one_aborted_result
     assert results["L6-1"]["termination"] == "aborted"
     assert "'first'" in results["L6-1"]["error"] and "L6-1" in results["L6-1"]["error"], results["L6-1"]
     assert (await queue.depth())[0] == 0
+
+
+async def test_a_stopped_worker_keeps_the_leases_of_the_matches_it_still_plays(
+    arena: Arena, store: tuple[MatchQueue, LeagueStore]
+) -> None:
+    """A stopping node's worker stopped renewing the leases of the league matches it was still
+    playing, so past the lease another node took them over and played them again: a duplicate
+    deal's rotation too, whose cards were released while the first run was still being played (a
+    trial, with --shutdown-grace above --lease-seconds). Until ``halt``, a stopped worker claims
+    nothing new but keeps what it plays; what it holds unstarted it leaves to the others."""
+    queue, leagues = store
+    for name in ("a", "b"):
+        bot = RawBot(arena.address, await arena.register(name), think_seconds=0.25).start()
+        arena.bots.append(bot)
+        await bot.welcomed.wait()
+    await schedule(queue, leagues, "L9", [["a", "b"], ["a", "c"]])  # c is nowhere: its match waits
+    worker = RefereeWorker(queue, leagues, arena.node.matches, "node-1", default_game=DEFAULT_GAME, lease_seconds=1)
+    stop, halt = asyncio.Event(), asyncio.Event()
+    task = asyncio.ensure_future(worker.run(stop, halt))
+    try:
+        await eventually(lambda: any(h.task is not None for h in worker.held.values()), 10)
+        stop.set()
+        await asyncio.sleep(2.5)  # past two leases, the match still playing
+        assert arena.node.matches.running, "the match must outlast the leases"
+        taken = await queue.reclaim_stale("node-2", 1000, 10)
+        assert [fields["match"] for _, fields in taken] == [], taken
+    finally:
+        halt.set()
+        await asyncio.wait_for(task, 10)
