@@ -132,12 +132,11 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         """The ladder's standings."""
         ladders = self._ladders()
         info, lines = await ladders.standings(request.ladder_id)
-        online = await ladders.store.online()
+        # The ladder's bots only: what every bot online plays would cost the whole arena a call.
+        plays = await ladders.store.plays([line.bot for line in lines])
         return ladder_pb2.GetStandingsResponse(
             ladder=ladder_to_proto(info, len(lines)),
-            entries=[
-                standing_to_proto(line, line.bot in online and info.game in online[line.bot].games) for line in lines
-            ],
+            entries=[standing_to_proto(line, info.game in plays.get(line.bot, ())) for line in lines],
             provisional_games=PROVISIONAL_MATCHES,
         )
 

@@ -275,6 +275,14 @@ class LadderStore:
         flags = await self.r.smismember(key("retired"), list(bots))
         return frozenset(bot for bot, flag in zip(bots, flags, strict=True) if flag)
 
+    async def plays(self, bots: Sequence[str]) -> dict[str, frozenset[str]]:
+        """The games each of ``bots`` that is connected to a node now plays there (one round trip;
+        a bot connected nowhere is left out)."""
+        if not bots:
+            return {}
+        replies = await self.r.mget([key("botplays", bot) for bot in bots])
+        return {bot: frozenset(json.loads(raw)) for bot, raw in zip(bots, replies, strict=True) if raw is not None}
+
     async def online(self) -> dict[str, Online]:
         """Every bot connected to a node now: the games its connection plays, its capacity, and the
         match slots held by matches that are not a ladder's (a league's, or started by hand)."""

@@ -152,3 +152,11 @@ async def test_online_bots_are_those_whose_entry_has_not_expired(client: aioredi
     assert await store.online() == {"ann": Online(frozenset({"5211", "azul"}), 3, 1)}
     assert await client.zscore("arena:online", "old") is None  # expired entries are swept
     assert text(await client.get("arena:botcap:ann")) == "3"
+
+
+async def test_the_games_of_named_bots_are_read_for_those_bots_alone(client: aioredis.Redis) -> None:
+    store = LadderStore(client)
+    await client.set("arena:botplays:ann", json.dumps(["5211", "azul"]))
+    await client.set("arena:botplays:zed", json.dumps(["fool"]))  # online, not asked about
+    assert await store.plays(["ann", "bob"]) == {"ann": frozenset({"5211", "azul"})}
+    assert await store.plays([]) == {}
