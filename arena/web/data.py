@@ -63,6 +63,8 @@ _SEALED = "match {} is not shown until its duplicate deal is over"
 BOTS_SHOWN = 200
 CHART_LEADERS = 5
 CHART_POINTS = 60
+CHART_CACHE_SIZE = 2 * RECENT_LEAGUES
+"""League versions whose charts are kept (a bot's page charts it in up to ``RECENT_LEAGUES`` leagues)."""
 REPLAY_CACHE_SIZE = 64
 MAX_FILTER = 128
 """Characters of a filter value that count (longer ones cannot name anything)."""
@@ -170,18 +172,23 @@ class SiteData:
             "series": [{"label": s.label, "points": list(s.points)} for s in series],
         }
 
-    async def _chart(self, info: LeagueInfo, leaders: Sequence[str]) -> list[Series]:
+    async def _chart(self, info: LeagueInfo, bots: Sequence[str]) -> list[Series]:
+        """The Elo lines of ``bots`` in the league. Every bot's lines are computed at once, once per
+        league version (its count of stored results), so the league's page and its bots' pages
+        share one pass over the results; the last ``CHART_CACHE_SIZE`` versions asked are kept."""
         version = (info.league_id, info.progress.done)
-        cached = self._charts.get(version)
-        if cached is not None:
-            return cached
-        stored = (await self._leagues().store.results(info.league_id))[: info.progress.done]
-        duplicate, per_match = info.spec.duplicate, info.spec.players_per_match
-        series = await asyncio.to_thread(elo_series, stored, leaders, duplicate, per_match)
-        self._charts[version] = series
-        while len(self._charts) > 16:
-            self._charts.popitem(last=False)
-        return series
+        every = self._charts.get(version)
+        if every is None:
+            stored = (await self._leagues().store.results(info.league_id))[: info.progress.done]
+            duplicate, per_match = info.spec.duplicate, info.spec.players_per_match
+            every = await asyncio.to_thread(elo_series, stored, info.spec.bots, duplicate, per_match)
+            self._charts[version] = every
+            while len(self._charts) > CHART_CACHE_SIZE:
+                self._charts.popitem(last=False)
+        else:
+            self._charts.move_to_end(version)
+        by_bot = {line.label: line for line in every}
+        return [by_bot[bot] for bot in bots if bot in by_bot]
 
     # --- ladders ------------------------------------------------------------------------------
 
