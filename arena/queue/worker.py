@@ -257,6 +257,8 @@ class RefereeWorker:
                     time_control=league.time_control,
                     match_id=f"{held.match_id}.{secrets.token_hex(3)}",
                     seal=spec.deal_id if held.duplicate else None,
+                    # A bot in two rotations at once would hold in one its opponent's cards in the other.
+                    one_at_a_time=spec.deal_id if held.duplicate else None,
                 )
             except (GameSetupError, UnknownGameError) as refused:
                 log.error("match %s of league %s cannot be played: %s", held.match_id, held.league_id, refused)

@@ -58,6 +58,9 @@ _REMOTE_ERRORS: dict[str, type[ArenaError]] = {
 """The errors another node may answer a passed-on start with, by class name."""
 
 
+DEAL_HOLDER = "~deal:"
+"""The slot holder a deal's matches share under ``start(one_at_a_time=...)`` (no bot name starts so)."""
+
 MATCH_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 """What a match id looks like (a uuid hex, or a league's ``L1234abcd.00042``)."""
 
@@ -101,6 +104,8 @@ class RunningMatch:
     match: Match
     seal: str | None = None
     """Set for a rotation of a duplicate deal: its events and record are withheld until ``unseal``."""
+    holders: list[str] = dataclasses.field(default_factory=list)
+    """Who holds a match slot for it: its players, and its deal when it plays ``one_at_a_time``."""
     last_event: MatchEvent | None = None
     watchers: list[asyncio.Queue[MatchEvent | None]] = dataclasses.field(default_factory=list)
 
@@ -125,6 +130,8 @@ class MatchManager:
         self.running: dict[str, RunningMatch] = {}
         self._chores: set[asyncio.Task[None]] = set()
         self._seals: dict[str, list[int]] = {}
+        self._one_at_a_time: set[str] = set()
+        """The deals a match of which is being played here with ``start(one_at_a_time=...)``."""
         """Seals that release themselves: seal -> [matches it holds, matches ended so far]."""
         self._ended = asyncio.Event()
         """Set (then replaced) each time a match of this node ends: a slot may have freed."""
@@ -168,6 +175,7 @@ class MatchManager:
         seal: str | None = None,
         seal_size: int = 0,
         anywhere: bool = False,
+        one_at_a_time: str | None = None,
     ) -> str:
         """Start a match between connected bots (seat order as given); returns its id.
 
@@ -178,6 +186,9 @@ class MatchManager:
         A ``seal`` (a duplicate deal's rotations share one) withholds the match from spectators and
         its record from everyone until ``unseal(seal)``: the other rotations play the same cards.
         With a ``seal_size``, the seal releases itself once that many matches under it have ended.
+        ``one_at_a_time`` names a deal whose matches must not overlap (a league's or ladder's duplicate
+        rotations: a bot in two at once would hold, in one, the cards its opponent holds in the
+        other): while one plays, anywhere in the arena, another is refused as ``BotBusyError``.
 
         A bot connected to another node of the arena plays through that node (``relay``); this node
         checks its own bots' free slots, and trusts the others' nodes to keep theirs.
@@ -232,45 +243,60 @@ class MatchManager:
             seed = secrets.randbits(63) if seed is None else seed
             # Validate the set-up before any seat is taken.
             game.initial_state(len(bots), seed, options or {}, deck)
-            if self.slots is not None:
-                local = {
-                    n: s.capacity for n in set(bots) if (s := self.hub.sessions.get(n)) and s.connection is not None
-                }
-                verdict, bot = await self.slots.acquire(match_id, Counter(bots), local)
-                if verdict is Slots.ABSENT:
-                    raise BotAbsentError(bot)
-                if verdict is Slots.BUSY:
-                    raise BotBusyError(bot, "it plays as many as it asked for")
-            if self.listing is not None:
-                listed = MatchSummary(
-                    match_id,
-                    game_name,
-                    list(bots),
-                    dict(options or {}),
-                    tc,
-                    None,
-                    self.clock.wall(),
-                    0.0,
-                    Phase.RUNNING,
-                )
-                try:  # before the match runs, so that its end is unlisted after this
-                    await self.listing.started(listed, sealed=seal is not None)
-                except Exception:
-                    if self.slots is not None:
-                        self._chore(self.slots.release(match_id, list(bots)))
-                    raise
-            seats: list[RemoteSeat | RelaySeat] = []
-            for index, name in enumerate(bots):
-                if name in elsewhere and self.relay is not None:
-                    seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, index, game_name))
-                else:
-                    seats.append(self.hub.seat_for(name, match_id, index, tc.disconnect_grace))
-            setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
-            match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
-            if seal is not None and seal_size > 0:
-                self._seals.setdefault(seal, [seal_size, 0])
-            task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
-            self.running[match_id] = RunningMatch(setup, task, seats, match, seal)
+            holders = list(bots)
+            if one_at_a_time is not None:
+                if one_at_a_time in self._one_at_a_time:
+                    raise BotBusyError(bots[0], "another match of its deal is being played")
+                holders.append(DEAL_HOLDER + one_at_a_time)  # a slot of capacity 1 the deal's matches share
+                self._one_at_a_time.add(one_at_a_time)
+            try:
+                if self.slots is not None:
+                    local = {
+                        n: s.capacity for n in set(bots) if (s := self.hub.sessions.get(n)) and s.connection is not None
+                    }
+                    if one_at_a_time is not None:
+                        local[DEAL_HOLDER + one_at_a_time] = 1
+                    verdict, bot = await self.slots.acquire(match_id, Counter(holders), local)
+                    if verdict is Slots.ABSENT:
+                        raise BotAbsentError(bot)
+                    if verdict is Slots.BUSY and bot.startswith(DEAL_HOLDER):
+                        raise BotBusyError(bots[0], "another match of its deal is being played")
+                    if verdict is Slots.BUSY:
+                        raise BotBusyError(bot, "it plays as many as it asked for")
+                if self.listing is not None:
+                    listed = MatchSummary(
+                        match_id,
+                        game_name,
+                        list(bots),
+                        dict(options or {}),
+                        tc,
+                        None,
+                        self.clock.wall(),
+                        0.0,
+                        Phase.RUNNING,
+                    )
+                    try:  # before the match runs, so that its end is unlisted after this
+                        await self.listing.started(listed, sealed=seal is not None)
+                    except Exception:
+                        if self.slots is not None:
+                            self._chore(self.slots.release(match_id, holders))
+                        raise
+                seats: list[RemoteSeat | RelaySeat] = []
+                for index, name in enumerate(bots):
+                    if name in elsewhere and self.relay is not None:
+                        seats.append(RelaySeat(self.relay, elsewhere[name], name, match_id, index, game_name))
+                    else:
+                        seats.append(self.hub.seat_for(name, match_id, index, tc.disconnect_grace))
+                setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
+                match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
+                if seal is not None and seal_size > 0:
+                    self._seals.setdefault(seal, [seal_size, 0])
+                task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
+                self.running[match_id] = RunningMatch(setup, task, seats, match, seal, holders=holders)
+            except BaseException:
+                if one_at_a_time is not None:
+                    self._one_at_a_time.discard(one_at_a_time)
+                raise
             return match_id
 
     async def _start_at(self, node: str, spec: dict[str, Any]) -> str:
@@ -317,11 +343,13 @@ class MatchManager:
         finally:
             if finished:  # until its record is stored, a client asking for it waits (``record``)
                 self._storing[setup.match_id] = asyncio.Event()
+            running = self.running.pop(setup.match_id, None)
+            holders = running.holders if running is not None else list(setup.players)
+            self._one_at_a_time.difference_update(h[len(DEAL_HOLDER) :] for h in holders if h.startswith(DEAL_HOLDER))
             if self.slots is not None:
-                self._chore(self.slots.release(setup.match_id, setup.players))
+                self._chore(self.slots.release(setup.match_id, holders))
             if self.listing is not None:
                 self._chore(self.listing.ended(MatchSummary.of_record(match.record)))
-            running = self.running.pop(setup.match_id, None)
             self._ended.set()
             self._ended = asyncio.Event()
             if running is not None:
@@ -392,7 +420,7 @@ class MatchManager:
     async def refresh_slots(self) -> None:
         """Keep the slots of this node's running matches held (call more often than their hold lapses)."""
         if self.slots is not None:
-            await self.slots.refresh({mid: list(m.setup.players) for mid, m in self.running.items()})
+            await self.slots.refresh({mid: m.holders for mid, m in self.running.items()})
 
     async def unseal(self, seal: str) -> None:
         """Every rotation of the deal has ended: release the records held under its seal."""

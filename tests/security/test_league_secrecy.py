@@ -25,6 +25,7 @@ from arena.service.leagues import LeagueService
 from arena.store.match_index import MatchQuery
 from arena.v1 import bot_pb2, common_pb2, league_pb2, league_pb2_grpc, match_pb2
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
+from tests.grpc.rawbot import RawBot
 from tests.queue.harness import wait_done
 
 GAME = get_game("5211")
@@ -224,3 +225,24 @@ async def test_a_rotation_s_record_released_as_it_is_asked_for_is_found(arena: A
     real = arena.node.matches.store
     arena.node.matches.store = ReleasedWhenLookedFor(real, "deal-7")
     assert (await arena.record(match_id)).match_id == match_id
+
+
+async def test_no_bot_plays_two_rotations_of_one_deal_at_once(arena: Arena, leagues: LeagueService) -> None:
+    """A bot that asked for matches at once was seated in every rotation of a deal at the same time
+    (a trial): in one it held the cards its opponent holds in the other, live. The rotations of a
+    deal now play one after another, whatever the bots' capacity."""
+    for name in ("p1", "p2"):
+        bot = RawBot(arena.address, await arena.register(name), think_seconds=0.01).start()
+        arena.bots.append(bot)
+        await bot.welcomed.wait()
+    league = await create_league(arena, ["p1", "p2"], games=3, duplicate=True)
+    await wait_done(leagues, league.league_id, 120)
+    played: dict[str, list[tuple[float, float, str]]] = {}
+    for result in await leagues.store.results(league.league_id):
+        record = await arena.record(result["record_id"])
+        span = (record.started_at.ToNanoseconds() / 1e9, record.ended_at.ToNanoseconds() / 1e9, record.match_id)
+        played.setdefault(result["deal_id"], []).append(span)
+    assert len(played) == 3 and all(len(spans) == 2 for spans in played.values()), played
+    for spans in played.values():
+        (_, first_end, first), (second_start, _, second) = sorted(spans)
+        assert first_end <= second_start, f"{first} and {second}, rotations of one deal, overlapped"
