@@ -105,7 +105,10 @@ class LadderService:
     ) -> LadderInfo:
         """Create a ladder (running at once). Refused with nothing stored (``UnknownGameError``,
         ``LadderSpecError`` or ``GameSetupError``, naming the value) for an unknown game, a table
-        size the game does not have, or rules options it refuses."""
+        size the game does not have, rules options it refuses, or a ``request_id`` over
+        ``MAX_REQUEST_ID`` characters."""
+        if len(request_id) > MAX_REQUEST_ID:
+            raise LadderSpecError(f"a request_id is at most {MAX_REQUEST_ID} characters, not {len(request_id)}")
         rules = get_game(game)
         players = players or 2
         if players not in rules.player_counts:
@@ -125,7 +128,7 @@ class LadderService:
             "created_at": self.clock.wall(),
         }
         await self.queue.ensure_group()
-        made = await self.store.create(ladder_id, spec, secrets.token_bytes(SECRET_BYTES), request_id[:MAX_REQUEST_ID])
+        made = await self.store.create(ladder_id, spec, secrets.token_bytes(SECRET_BYTES), request_id)
         if made is None:
             raise LadderExistsError(f"a ladder with id {echo(ladder_id)} exists already")
         return await self.get(made)

@@ -153,6 +153,8 @@ class LeagueService:
         a player count or rules options the game refuses (``GameSetupError``), or a bot not registered
         for the game.
         """
+        if len(request_id) > MAX_REQUEST_ID:
+            raise LeagueSpecError(f"a request_id is at most {MAX_REQUEST_ID} characters, not {len(request_id)}")
         check_size(spec, self.limits)
         check_rules(spec)
         if self.check_bots is not None:
@@ -165,9 +167,7 @@ class LeagueService:
             "created_at": self.clock.wall(),
         }
         await self.queue.ensure_group()
-        made = await self.store.create(
-            spec.league_id, stored, matches, secrets.token_bytes(SECRET_BYTES), request_id[:MAX_REQUEST_ID]
-        )
+        made = await self.store.create(spec.league_id, stored, matches, secrets.token_bytes(SECRET_BYTES), request_id)
         if made is None:
             raise LeagueExistsError(f"a league with id {echo(spec.league_id)} exists already")
         return await self.get(made)

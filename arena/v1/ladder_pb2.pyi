@@ -202,8 +202,8 @@ class CreateLadderRequest(_message.Message):
     SPEC_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
-    """A client-chosen id for this request (up to 128 characters): a request repeated with the same id
-    returns the ladder the first one made. Empty = no retry protection.
+    """A client-chosen id for this request (up to 128 characters, INVALID_ARGUMENT if longer): a request
+    repeated with the same id returns the ladder the first one made. Empty = no retry protection.
     """
     @_builtins.property
     def spec(self) -> Global___LadderSpec:

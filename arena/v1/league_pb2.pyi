@@ -267,10 +267,10 @@ class CreateLeagueRequest(_message.Message):
     SPEC_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
-    """A client-chosen id for this request (up to 128 characters; a random UUID is good). A request
-    repeated with the same id returns the league the first one made and schedules nothing more, so
-    a client may retry a CreateLeague whose answer it did not get (UNAVAILABLE, a deadline).
-    Empty = no retry protection.
+    """A client-chosen id for this request (up to 128 characters, INVALID_ARGUMENT if longer; a random
+    UUID is good). A request repeated with the same id returns the league the first one made and
+    schedules nothing more, so a client may retry a CreateLeague whose answer it did not get
+    (UNAVAILABLE, a deadline). Empty = no retry protection.
     """
     @_builtins.property
     def spec(self) -> Global___LeagueSpec:

@@ -48,6 +48,8 @@ async def test_a_retried_create_request_returns_the_ladder_it_made(client: aiore
     first = await ladders.create("5211", 2, request_id="req-1")
     assert await ladders.create("5211", 4, request_id="req-1") == first
     assert await ladders.create("5211", 2, request_id="req-2") != first
+    with pytest.raises(LadderSpecError, match=r"^a request_id is at most 128 characters, not 129$"):
+        await ladders.create("5211", 2, request_id="r" * 129)
     assert len(await ladders.recent()) == 2
 
 

@@ -68,11 +68,14 @@ async def test_a_league_is_created_with_every_match_queued(client: aioredis.Redi
 async def test_a_retried_create_request_returns_the_league_it_made(client: aioredis.Redis) -> None:
     leagues = service(client)
     request = "r" * MAX_REQUEST_ID
-    first = await leagues.create(spec("one"), TimeControl(), request_id=request + "-a")
-    # The same request (only its first MAX_REQUEST_ID characters count), retried under a new league id.
-    again = await leagues.create(spec("two"), TimeControl(), request_id=request + "-b")
+    first = await leagues.create(spec("one"), TimeControl(), request_id=request)
+    again = await leagues.create(spec("two"), TimeControl(), request_id=request)  # retried under a new league id
     assert again == first
     assert await leagues.create(spec("one"), TimeControl(), request_id=request) == first  # not "exists already"
+    assert [i.league_id for i in await leagues.recent()] == ["one"]
+    # A longer id is refused, not cut (two ids sharing their first 128 characters made one league: a trial).
+    with pytest.raises(LeagueSpecError, match=f"^a request_id is at most {MAX_REQUEST_ID} characters, not 129$"):
+        await leagues.create(spec("three"), TimeControl(), request_id=request + "b")
     assert [i.league_id for i in await leagues.recent()] == ["one"]
     with pytest.raises(LeagueExistsError, match="'one' exists already"):
         await leagues.create(spec("one"), TimeControl())
