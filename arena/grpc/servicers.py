@@ -361,6 +361,8 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
 
     def __init__(self, node: ArenaNode) -> None:
         self.node = node
+        self._watchers = 0
+        """WatchMatch streams open now (each is sent every event of its match: capped)."""
 
     @translate_errors
     async def StartMatch(  # noqa: N802
@@ -443,6 +445,13 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         self, request: match_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[match_pb2.WatchMatchResponse]:
         """Its summary, then public events of a match: no hand ever, choices only after the reveal."""
+        cap = self.node.limits.max_watchers
+        if self._watchers >= cap:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"more than {cap} WatchMatch streams are open on this node: try again later",
+            )
+        self._watchers += 1
         try:
             summary = await self.node.matches.summary(request.match_id)
             yield match_pb2.WatchMatchResponse(summary=convert.summary_to_proto(await self._lister().dated(summary)))
@@ -454,6 +463,8 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             if code is None:
                 raise
             await context.abort(code, str(error))
+        finally:
+            self._watchers -= 1
 
 
 class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):

@@ -58,6 +58,7 @@ class Limits:
     hello_failures: int = _limit(10, "refused Hellos from one address before it is locked out")
     lockout_seconds: float = _limit(30.0, "first lockout; doubled at each further refusal, up to an hour")
     registrations_per_minute: int = _limit(10, "bots one address may register a minute without the admin token")
+    max_watchers: int = _limit(256, "WatchMatch streams open at once on this node, over every client")
     max_league_bots: int = _limit(256, "bots in one league (each is looked up in the bot registry)")
     max_league_matches: int = _limit(100_000, "scheduled matches in one league, counted before scheduling")
 

@@ -295,3 +295,46 @@ async def test_open_registration_is_rate_limited_and_grants_no_matches_or_league
             )
         assert raised.value.code() == grpc.StatusCode.PERMISSION_DENIED
         assert not arena.node.matches.running
+
+
+async def test_spectator_streams_are_capped_and_one_frees_a_place(arena_redis: EmbeddedRedis) -> None:
+    """Every WatchMatch stream is sent (and converted) every event of its match: a trial opened a
+    thousand on one match and tripled the node's CPU for it, with no cap (the web site has one)."""
+    async with limited_arena(arena_redis, max_watchers=2) as arena:
+        for name in ("w1", "w2"):
+            bot = RawBot(arena.address, await arena.register(name), think_seconds=0.05).start()
+            arena.bots.append(bot)
+            await bot.welcomed.wait()
+        match_id = await arena.start_match(["w1", "w2"], seed=3)
+        request = match_pb2.WatchMatchRequest(match_id=match_id)
+        watching = [arena.matches.WatchMatch(request) for _ in range(2)]
+        for call in watching:
+            assert (await call.read()) is not grpc.aio.EOF
+        refused = arena.matches.WatchMatch(request)
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            await refused.read()
+        assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert error.value.details() == "more than 2 WatchMatch streams are open on this node: try again later"
+        watching.pop().cancel()
+        for _ in range(100):  # the place frees once the server has seen the cancel
+            again = arena.matches.WatchMatch(request)
+            code = await first_read(again)
+            if code is None:
+                break
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED, code
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("no place freed for a new WatchMatch stream")
+        for call in [*watching, again]:
+            call.cancel()
+
+
+async def first_read(
+    call: grpc.aio.UnaryStreamCall[match_pb2.WatchMatchRequest, match_pb2.WatchMatchResponse],
+) -> grpc.StatusCode | None:
+    """None once the stream's first message has come; the status it was refused with, else."""
+    try:
+        await call.read()
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    return None
