@@ -299,7 +299,6 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             if refusal[0] not in (HelloRefusal.TIMEOUT, HelloRefusal.LOCKED_OUT):
                 self._lockout.failed(peer, self.node.clock.now())
             await self._refuse(context, *refusal)
-        self._lockout.succeeded(peer)
         assert not isinstance(first, Undecodable)
         return requests, name, first.hello
 

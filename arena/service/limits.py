@@ -70,6 +70,8 @@ class Limits:
 
 
 MAX_LOCKOUT_SECONDS = 3600.0
+FAILURES_FORGOTTEN_SECONDS = 600.0
+"""A peer's refused Hellos are forgotten after this long without one (and out of its lockout)."""
 RESERVED_FILES = 256
 """Open files kept free of connections: Redis, logs, the metrics endpoint, the node's own calls."""
 
@@ -168,10 +170,15 @@ class RateLimiter:
 class _Failures:
     count: int = 0
     locked_until: float = 0.0
+    last: float = 0.0
 
 
 class Lockout:
-    """Refused Hellos per peer address, with a lockout that doubles at each further refusal."""
+    """Refused Hellos per peer address, with a lockout that doubles at each further refusal.
+
+    A peer's count is forgotten after ``FAILURES_FORGOTTEN_SECONDS`` without a refusal, never on a
+    good Hello: a token of one's own (open registration gives anyone one) said between guesses
+    would let them go on without end."""
 
     def __init__(self, threshold: int, seconds: float) -> None:
         self.threshold, self.seconds = threshold, seconds
@@ -185,17 +192,16 @@ class Lockout:
     def failed(self, peer: str, now: float) -> None:
         """Count a refused Hello; past the threshold lock the peer out, longer each time."""
         failures = self._peers.pop(peer, None) or _Failures()
+        if now - failures.last > FAILURES_FORGOTTEN_SECONDS and now >= failures.locked_until:
+            failures.count = 0
         self._peers[peer] = failures
         while len(self._peers) > MAX_PEERS:
             self._peers.popitem(last=False)
         failures.count += 1
+        failures.last = now
         over = failures.count - self.threshold
         if over >= 0:
             failures.locked_until = now + min(MAX_LOCKOUT_SECONDS, self.seconds * 2.0 ** min(over, 20))
-
-    def succeeded(self, peer: str) -> None:
-        """A good Hello clears the peer's record."""
-        self._peers.pop(peer, None)
 
 
 class HelloRefusal(enum.Enum):

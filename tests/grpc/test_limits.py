@@ -238,6 +238,20 @@ async def test_a_locked_out_stream_is_refused_once_its_hello_has_come(arena_redi
         assert refused(arena, "locked_out") == 1
 
 
+async def test_a_good_token_between_guesses_does_not_clear_them(arena_redis: EmbeddedRedis) -> None:
+    """A trial guessed without end by saying Hello with a token of its own between guesses (open
+    registration gives anyone one): each good Hello cleared the address's count of refused ones."""
+    async with limited_arena(arena_redis, hello_failures=3, lockout_seconds=60.0) as arena:
+        own = await arena.register("mine")
+        codes = []
+        for guess in ("g1", "g2", own, "g3", own):
+            error = await hello_with(arena.address, guess)
+            codes.append(None if error is None else error.code())
+        assert codes == [grpc.StatusCode.UNAUTHENTICATED] * 2 + [None, grpc.StatusCode.UNAUTHENTICATED] + [
+            grpc.StatusCode.RESOURCE_EXHAUSTED
+        ]
+
+
 async def test_a_ping_flood_ends_the_stream_and_a_normal_bot_is_untouched(arena_redis: EmbeddedRedis) -> None:
     async with limited_arena(arena_redis, pings_per_second=5, ping_burst=20) as arena:
         flooder = await arena.connect("flooder")

@@ -7,6 +7,7 @@ import pytest
 from arena.errors import LimitExceededError
 from arena.service import limits as limits_module
 from arena.service.limits import (
+    FAILURES_FORGOTTEN_SECONDS,
     MAX_LOCKOUT_SECONDS,
     Limits,
     Lockout,
@@ -58,8 +59,16 @@ def test_the_lockout_starts_at_the_threshold_and_doubles_up_to_a_ceiling() -> No
         lockout.failed("p", 0.0)
     assert lockout.locked_for("p", 0.0) == MAX_LOCKOUT_SECONDS
     assert lockout.locked_for("other", 0.0) == 0
-    lockout.succeeded("p")
-    assert lockout.locked_for("p", 0.0) == 0
+
+
+def test_refused_hellos_are_forgotten_after_a_quiet_while_not_on_a_good_one() -> None:
+    lockout = Lockout(threshold=2, seconds=10.0)
+    lockout.failed("p", 0.0)
+    lockout.failed("p", 100.0)  # remembered: the second refusal locks
+    assert lockout.locked_for("p", 100.0) == 10.0
+    lockout.failed("q", 0.0)
+    lockout.failed("q", FAILURES_FORGOTTEN_SECONDS + 1)  # forgotten: a first refusal again
+    assert lockout.locked_for("q", FAILURES_FORGOTTEN_SECONDS + 1) == 0
 
 
 def test_per_peer_tables_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
