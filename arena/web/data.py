@@ -363,8 +363,10 @@ class SiteData:
         Redis), then its results (newest first), by offset."""
         try:
             offset = int(page or 0)
-        except ValueError as error:
-            raise BadFilterError(f"page must be a number for a league's matches, not {echo(page)}") from error
+        except ValueError:
+            offset = -1
+        if offset < 0:
+            raise BadFilterError(f"page must be a whole number for a league's matches, not {echo(page)}")
         leagues = self._leagues()
         try:
             info = await leagues.get(league)

@@ -81,6 +81,8 @@ async def test_bad_filters_get_a_clear_error_naming_the_value(web: tuple[WebServ
     assert status == 404 and "no finished match" in data["error"]
     status, body, _ = await fetch(f"{server.url}matches?state=sleeping")
     assert status == 400 and "sleeping" in body and "<html" in body
+    status, data, _ = await fetch(f"{server.url}api/matches?league=L00&page=-5")  # a trial's: it was read
+    assert status == 400 and "'-5'" in data["error"]
     status, data, _ = await fetch(f"{server.url}api/matches?ladder=LD00&league=L00")
     assert status == 400 and "not both" in data["error"]
     for path in ("api/ladders", "api/ladders/LD00", "api/matches?ladder=LD00"):  # a node without Redis
