@@ -143,6 +143,12 @@ def assert_played_cleanly(ended: bot_pb2.MatchEnded, record: match_pb2.MatchReco
     assert not [d for d in record.decisions if d.is_fallback]
 
 
+async def register(channel: grpc.aio.Channel, names: str) -> dict[str, str]:
+    """Register a bot of each one-letter name (open registration); their tokens."""
+    registry = registry_pb2_grpc.RegistryServiceStub(channel)
+    return {name: (await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=name))).token for name in names}
+
+
 @contextlib.asynccontextmanager
 async def in_process_node(redis_url: str, node_id: str, data: Path) -> AsyncIterator[RunningNode]:
     """A real ``arena serve`` node in this event loop, on a shared external Redis."""
@@ -275,10 +281,7 @@ async def test_a_node_stopping_gracefully_still_hears_its_matches_bots_on_other_
             in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
             grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
         ):
-            registry = registry_pb2_grpc.RegistryServiceStub(to_a)
-            tokens = {
-                name: (await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=name))).token for name in "xy"
-            }
+            tokens = await register(to_a, "xy")
             bots.append(RawBot(f"127.0.0.1:{a.port}", tokens["x"], think_seconds=0.03).start())
             bots.append(RawBot(f"127.0.0.1:{b.port}", tokens["y"], think_seconds=0.03).start())
             await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
@@ -326,10 +329,7 @@ async def test_a_stopping_node_refuses_starts_at_once_and_another_node_names_it(
             grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
             grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
         ):
-            registry = registry_pb2_grpc.RegistryServiceStub(to_a)
-            tokens = {
-                name: (await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=name))).token for name in "xy"
-            }
+            tokens = await register(to_a, "xy")
             bots.extend(RawBot(f"127.0.0.1:{b.port}", tokens[name], think_seconds=0.05).start() for name in "xy")
             await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
             await located(client, "x", "y")
