@@ -104,10 +104,24 @@ class RunningMatch:
     match: Match
     seal: str | None = None
     """Set for a rotation of a duplicate deal: its events and record are withheld until ``unseal``."""
-    holders: list[str] = dataclasses.field(default_factory=list)
-    """Who holds a match slot for it: its players, and its deal when it plays ``one_at_a_time``."""
+    deal: str | None = None
+    """Set for a match started ``one_at_a_time``: the deal whose one slot it holds beside its players'."""
     last_event: MatchEvent | None = None
     watchers: list[asyncio.Queue[MatchEvent | None]] = dataclasses.field(default_factory=list)
+
+    @property
+    def holders(self) -> list[str]:
+        """Who holds a match slot for it."""
+        return _holders(self.setup.players, self.deal)
+
+
+def _holders(players: Sequence[str], deal: str | None) -> list[str]:
+    """A match's slot holders: its players, and its deal when it plays ``one_at_a_time``."""
+    return [*players, DEAL_HOLDER + deal] if deal is not None else list(players)
+
+
+def _deal_busy(bots: Sequence[str]) -> BotBusyError:
+    return BotBusyError(bots[0], "another match of its deal is being played")
 
 
 class MatchManager:
@@ -130,9 +144,9 @@ class MatchManager:
         self.running: dict[str, RunningMatch] = {}
         self._chores: set[asyncio.Task[None]] = set()
         self._seals: dict[str, list[int]] = {}
+        """Seals that release themselves: seal -> [matches it holds, matches ended so far]."""
         self._one_at_a_time: set[str] = set()
         """The deals a match of which is being played here with ``start(one_at_a_time=...)``."""
-        """Seals that release themselves: seal -> [matches it holds, matches ended so far]."""
         self._ended = asyncio.Event()
         """Set (then replaced) each time a match of this node ends: a slot may have freed."""
         self.closing = False
@@ -243,11 +257,10 @@ class MatchManager:
             seed = secrets.randbits(63) if seed is None else seed
             # Validate the set-up before any seat is taken.
             game.initial_state(len(bots), seed, options or {}, deck)
-            holders = list(bots)
+            holders = _holders(bots, one_at_a_time)  # the deal's: a slot of capacity 1 its matches share
             if one_at_a_time is not None:
                 if one_at_a_time in self._one_at_a_time:
-                    raise BotBusyError(bots[0], "another match of its deal is being played")
-                holders.append(DEAL_HOLDER + one_at_a_time)  # a slot of capacity 1 the deal's matches share
+                    raise _deal_busy(bots)
                 self._one_at_a_time.add(one_at_a_time)
             try:
                 if self.slots is not None:
@@ -260,7 +273,7 @@ class MatchManager:
                     if verdict is Slots.ABSENT:
                         raise BotAbsentError(bot)
                     if verdict is Slots.BUSY and bot.startswith(DEAL_HOLDER):
-                        raise BotBusyError(bots[0], "another match of its deal is being played")
+                        raise _deal_busy(bots)
                     if verdict is Slots.BUSY:
                         raise BotBusyError(bot, "it plays as many as it asked for")
                 if self.listing is not None:
@@ -292,7 +305,7 @@ class MatchManager:
                 if seal is not None and seal_size > 0:
                     self._seals.setdefault(seal, [seal_size, 0])
                 task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
-                self.running[match_id] = RunningMatch(setup, task, seats, match, seal, holders=holders)
+                self.running[match_id] = RunningMatch(setup, task, seats, match, seal, deal=one_at_a_time)
             except BaseException:
                 if one_at_a_time is not None:
                     self._one_at_a_time.discard(one_at_a_time)
@@ -344,9 +357,10 @@ class MatchManager:
             if finished:  # until its record is stored, a client asking for it waits (``record``)
                 self._storing[setup.match_id] = asyncio.Event()
             running = self.running.pop(setup.match_id, None)
-            holders = running.holders if running is not None else list(setup.players)
-            self._one_at_a_time.difference_update(h[len(DEAL_HOLDER) :] for h in holders if h.startswith(DEAL_HOLDER))
+            if running is not None and running.deal is not None:
+                self._one_at_a_time.discard(running.deal)
             if self.slots is not None:
+                holders = running.holders if running is not None else list(setup.players)
                 self._chore(self.slots.release(setup.match_id, holders))
             if self.listing is not None:
                 self._chore(self.listing.ended(MatchSummary.of_record(match.record)))
