@@ -32,7 +32,7 @@ from arena.league.schedule import SECRET_BYTES, MatchSpec, deal_id
 from arena.league.table import PROVISIONAL_MATCHES, LeagueTable
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
-from arena.service.leagues import MAX_REQUEST_ID
+from arena.service.leagues import check_request_id
 from arena.store.ladders import LadderStore, Online
 from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import STORE_ERRORS
@@ -107,8 +107,7 @@ class LadderService:
         ``LadderSpecError`` or ``GameSetupError``, naming the value) for an unknown game, a table
         size the game does not have, rules options it refuses, or a ``request_id`` over
         ``MAX_REQUEST_ID`` characters."""
-        if len(request_id) > MAX_REQUEST_ID:
-            raise LadderSpecError(f"a request_id is at most {MAX_REQUEST_ID} characters, not {len(request_id)}")
+        check_request_id(request_id, LadderSpecError)
         rules = get_game(game)
         players = players or 2
         if players not in rules.player_counts:

@@ -107,6 +107,13 @@ def check_size(spec: LeagueSpec, limits: Limits) -> None:
         raise LeagueSpecError(f"a league of {count} matches is too big: at most {limits.max_league_matches}")
 
 
+def check_request_id(request_id: str, error: type[ValueError]) -> None:
+    """Raise ``error`` for a create's ``request_id`` over ``MAX_REQUEST_ID`` characters (refused, not
+    cut: two ids sharing their first characters would make one league)."""
+    if len(request_id) > MAX_REQUEST_ID:
+        raise error(f"a request_id is at most {MAX_REQUEST_ID} characters, not {len(request_id)}")
+
+
 def check_rules(spec: LeagueSpec) -> None:
     """Raise ``GameSetupError`` naming the value if the game refuses the league's player count or
     rules options: refused at creation, not at every one of its matches."""
@@ -153,8 +160,7 @@ class LeagueService:
         a player count or rules options the game refuses (``GameSetupError``), or a bot not registered
         for the game.
         """
-        if len(request_id) > MAX_REQUEST_ID:
-            raise LeagueSpecError(f"a request_id is at most {MAX_REQUEST_ID} characters, not {len(request_id)}")
+        check_request_id(request_id, LeagueSpecError)
         check_size(spec, self.limits)
         check_rules(spec)
         if self.check_bots is not None:

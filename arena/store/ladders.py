@@ -33,7 +33,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from arena.store.leagues import QUEUE_STREAM, REQUEST_TTL_SECONDS, LeagueStore
-from arena.store.match_index import RUN_ID, ladder_of
+from arena.store.match_index import ladder_of
 from arena.store.redis_stores import key, text
 from arena.store.specs import SpecKind
 
@@ -126,10 +126,7 @@ class LadderStore:
 
     async def spec(self, ladder_id: str) -> dict[str, Any] | None:
         """The ladder's spec (None if there is no such ladder, or the id cannot be one: see ``RUN_ID``)."""
-        if not RUN_ID.fullmatch(ladder_id):
-            return None
-        raw = await self.r.get(self._league(ladder_id))
-        spec = json.loads(raw) if raw else None
+        spec = await self._leagues.spec(ladder_id)  # a ladder keeps its spec beside the leagues'
         return spec if spec is not None and SpecKind.of(spec) is SpecKind.LADDER else None
 
     async def ladder_ids(self, limit: int = 100) -> list[str]:
