@@ -95,8 +95,6 @@ def translate_errors(
     async def wrapper(self: Any, request: Req, context: grpc.aio.ServicerContext[Req, Resp]) -> Resp:
         try:
             return await method(self, request, context)
-        except asyncio.CancelledError:
-            raise
         except Exception as error:
             if isinstance(error, grpc.aio.AbortError):
                 raise

@@ -155,6 +155,11 @@ class RefereeWorker:
         if halt is not None:
             await self._keep_leases(halt)
 
+    @property
+    def _touch_seconds(self) -> float:
+        """How often the leases of held entries are renewed (well inside a lease)."""
+        return min(self.lease_seconds / 3, 5.0)
+
     async def _keep_leases(self, halt: asyncio.Event) -> None:
         """Renew the leases of the matches still playing here, claiming nothing new, until they end
         or ``halt`` is set: a node stopping gracefully plays them out, and another node must not
@@ -170,7 +175,7 @@ class RefereeWorker:
             except (RedisError, OSError) as error:
                 log.warning("redis unavailable (%s): the leases of %d matches not renewed", error, len(playing))
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(halt.wait(), min(self.lease_seconds / 3, 5.0))
+                await asyncio.wait_for(halt.wait(), self._touch_seconds)
 
     async def _iteration(self) -> None:
         now = asyncio.get_running_loop().time()
@@ -202,7 +207,7 @@ class RefereeWorker:
             self._generation, self._last_retry = generation, now
             self._ended.clear()
             await self._start_waiting()
-        if now - self._last_touch >= min(self.lease_seconds / 3, 5.0):
+        if now - self._last_touch >= self._touch_seconds:
             await self._drop_cancelled()
             await self.queue.touch(self.consumer, list(self.held))
             self._last_touch = now
