@@ -266,6 +266,34 @@ async def a_runs_matches_that_b_lists(
             await bot.stop()
 
 
+@contextlib.asynccontextmanager
+async def two_nodes_with_bots(
+    redis_url: str, tmp_path: Path, homes: str, think_seconds: float
+) -> AsyncIterator[tuple[RunningNode, RunningNode, grpc.aio.Channel, list[RawBot]]]:
+    """Nodes B then A on one Redis, a channel to A, and bots x, y, ... each on the node its letter in
+    ``homes`` names ("ab": x on A, y on B), welcomed and located; the bots are stopped at the end."""
+    client = connect(redis_url)
+    bots: list[RawBot] = []
+    try:
+        async with (
+            in_process_node(redis_url, "node-b", tmp_path / "b") as b,
+            in_process_node(redis_url, "node-a", tmp_path / "a") as a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        ):
+            names = "xyzw"[: len(homes)]
+            tokens = await register(to_a, names)
+            for name, home in zip(names, homes, strict=True):
+                port = (a if home == "a" else b).port
+                bots.append(RawBot(f"127.0.0.1:{port}", tokens[name], think_seconds=think_seconds).start())
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            await located(client, *names)
+            yield a, b, to_a, bots
+    finally:
+        for bot in bots:
+            await bot.stop()
+        await client.aclose()
+
+
 @pytest.mark.slow
 async def test_a_node_stopping_gracefully_still_hears_its_matches_bots_on_other_nodes(
     redis7: EmbeddedRedis, tmp_path: Path
@@ -273,43 +301,27 @@ async def test_a_node_stopping_gracefully_still_hears_its_matches_bots_on_other_
     """During its shutdown grace a node stopped reading its relay inbox and gave its id back at once:
     a match it refereed for a bot on another node never heard that bot again (its answers went
     unread, then the bot's node dropped the seat), and the match ended in fallbacks."""
-    client = connect(redis7.url)
-    bots: list[RawBot] = []
-    try:
-        async with (
-            in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
-            in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
-            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
-        ):
-            tokens = await register(to_a, "xy")
-            bots.append(RawBot(f"127.0.0.1:{a.port}", tokens["x"], think_seconds=0.03).start())
-            bots.append(RawBot(f"127.0.0.1:{b.port}", tokens["y"], think_seconds=0.03).start())
-            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-            await located(client, "x", "y")
-            tc = common_pb2.TimeControl()
-            tc.decision_allowance.seconds = 2
-            tc.time_bank.seconds = 2
-            started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=8, time_control=tc),
-                metadata=ADMIN_METADATA,
-            )
-            for _ in range(200):  # y, on node B, is asked through node B
-                if bots[1].messages("action_request"):
-                    break
-                await asyncio.sleep(0.02)
-            stopping = asyncio.ensure_future(a.stop(60))
-            ended = await bots[1].wait_ended(started.match_id, 60)
-            assert not stopping.done(), "node A stopped before its match ended"
-            await bots[0].stop()  # x leaves: node A's server need not wait out its stream
-            await asyncio.wait_for(stopping, 60)
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b:
-                stub = match_pb2_grpc.MatchServiceStub(to_b)
-                record = (await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))).record
-        assert_played_cleanly(ended, record)
-    finally:
-        for bot in bots:
-            await bot.stop()
-        await client.aclose()
+    async with two_nodes_with_bots(redis7.url, tmp_path, "ab", 0.03) as (a, b, to_a, bots):
+        tc = common_pb2.TimeControl()
+        tc.decision_allowance.seconds = 2
+        tc.time_bank.seconds = 2
+        started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
+            match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=8, time_control=tc),
+            metadata=ADMIN_METADATA,
+        )
+        for _ in range(200):  # y, on node B, is asked through node B
+            if bots[1].messages("action_request"):
+                break
+            await asyncio.sleep(0.02)
+        stopping = asyncio.ensure_future(a.stop(60))
+        ended = await bots[1].wait_ended(started.match_id, 60)
+        assert not stopping.done(), "node A stopped before its match ended"
+        await bots[0].stop()  # x leaves: node A's server need not wait out its stream
+        await asyncio.wait_for(stopping, 60)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b:
+            stub = match_pb2_grpc.MatchServiceStub(to_b)
+            record = (await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))).record
+    assert_played_cleanly(ended, record)
 
 
 @pytest.mark.slow
@@ -320,38 +332,25 @@ async def test_a_stopping_node_refuses_starts_at_once_and_another_node_names_it(
     to stop (the refusal came only once its web site and worker had stopped), and a start asked of
     a healthy node for bots on a stopping one was refused FAILED_PRECONDITION, "this node is
     shutting down" (the other node's words, and a code that says not to retry)."""
-    client = connect(redis7.url)
-    bots: list[RawBot] = []
-    try:
-        async with (
-            in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
-            in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
-            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
-            grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
-        ):
-            tokens = await register(to_a, "xy")
-            bots.extend(RawBot(f"127.0.0.1:{b.port}", tokens[name], think_seconds=0.05).start() for name in "xy")
-            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-            await located(client, "x", "y")
-            start = match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=8)
-            # A match on B keeps B in its shutdown grace (and its bots there) while the starts are asked.
-            playing = await match_pb2_grpc.MatchServiceStub(to_b).StartMatch(start, metadata=ADMIN_METADATA)
-            stopping = asyncio.ensure_future(b.stop(30))
-            await asyncio.sleep(0)  # the stop has begun
-            with pytest.raises(grpc.aio.AioRpcError) as on_b:
-                await match_pb2_grpc.MatchServiceStub(to_b).StartMatch(start, metadata=ADMIN_METADATA)
-            assert on_b.value.code() == grpc.StatusCode.UNAVAILABLE, on_b.value.details()
-            with pytest.raises(grpc.aio.AioRpcError) as on_a:
-                await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(start, metadata=ADMIN_METADATA)
-            assert on_a.value.code() == grpc.StatusCode.UNAVAILABLE, on_a.value.details()
-            assert on_a.value.details() == (
-                "node 'node-b', where the bots are, is shutting down: start the match again once they have reconnected"
-            )
-            await bots[0].wait_ended(playing.match_id, 30)
-            for bot in bots:
-                await bot.stop()
-            await asyncio.wait_for(stopping, 30)
-    finally:
+    async with (
+        two_nodes_with_bots(redis7.url, tmp_path, "bb", 0.05) as (_, b, to_a, bots),
+        grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
+    ):
+        start = match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=8)
+        # A match on B keeps B in its shutdown grace (and its bots there) while the starts are asked.
+        playing = await match_pb2_grpc.MatchServiceStub(to_b).StartMatch(start, metadata=ADMIN_METADATA)
+        stopping = asyncio.ensure_future(b.stop(30))
+        await asyncio.sleep(0)  # the stop has begun
+        with pytest.raises(grpc.aio.AioRpcError) as on_b:
+            await match_pb2_grpc.MatchServiceStub(to_b).StartMatch(start, metadata=ADMIN_METADATA)
+        assert on_b.value.code() == grpc.StatusCode.UNAVAILABLE, on_b.value.details()
+        with pytest.raises(grpc.aio.AioRpcError) as on_a:
+            await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(start, metadata=ADMIN_METADATA)
+        assert on_a.value.code() == grpc.StatusCode.UNAVAILABLE, on_a.value.details()
+        assert on_a.value.details() == (
+            "node 'node-b', where the bots are, is shutting down: start the match again once they have reconnected"
+        )
+        await bots[0].wait_ended(playing.match_id, 30)
         for bot in bots:
             await bot.stop()
-        await client.aclose()
+        await asyncio.wait_for(stopping, 30)

@@ -63,9 +63,11 @@ class Arena:
         response = await stub.RegisterBot(registry_pb2.RegisterBotRequest(name=name), metadata=ADMIN_METADATA)
         return response.token
 
-    async def connect(self, name: str, chooser: Chooser | None = None, capacity: int = 16) -> RawBot:
+    async def connect(
+        self, name: str, chooser: Chooser | None = None, capacity: int = 16, think_seconds: float = 0.0
+    ) -> RawBot:
         token = await self.register(name)
-        bot = RawBot(self.address, token, chooser, capacity, games=(self.game,)).start()
+        bot = RawBot(self.address, token, chooser, capacity, games=(self.game,), think_seconds=think_seconds).start()
         self.bots.append(bot)
         await bot.welcomed.wait()
         return bot

@@ -316,9 +316,7 @@ async def test_spectator_streams_are_capped_and_one_frees_a_place(arena_redis: E
     thousand on one match and tripled the node's CPU for it, with no cap (the web site has one)."""
     async with limited_arena(arena_redis, max_watchers=2) as arena:
         for name in ("w1", "w2"):
-            bot = RawBot(arena.address, await arena.register(name), think_seconds=0.05).start()
-            arena.bots.append(bot)
-            await bot.welcomed.wait()
+            await arena.connect(name, think_seconds=0.05)
         match_id = await arena.start_match(["w1", "w2"], seed=3)
         request = match_pb2.WatchMatchRequest(match_id=match_id)
         watching = [arena.matches.WatchMatch(request) for _ in range(2)]

@@ -15,7 +15,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.v1 import common_pb2, match_pb2
 from tests.grpc.harness import ADMIN_METADATA, Arena
-from tests.grpc.rawbot import RawBot, random_chooser
+from tests.grpc.rawbot import random_chooser
 from tests.queue.harness import wait_done
 
 TC = TimeControl(decision_allowance=5.0, time_bank=5.0)
@@ -181,11 +181,7 @@ async def test_a_node_shutting_down_finishes_its_matches_and_starts_no_more(aren
     """A match started during a node's shutdown grace was not among those the shutdown waited for: the
     node stopped under it, and it ended with no result. A node shutting down now refuses to start one
     (UNAVAILABLE: start it on another node) and lets every match it started end."""
-    bots = []
-    for name in ("ann", "bob"):
-        bots.append(RawBot(arena.address, await arena.register(name), think_seconds=0.03).start())
-        arena.bots.append(bots[-1])
-    await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+    bots = [await arena.connect(name, think_seconds=0.03) for name in ("ann", "bob")]
     match_id = await arena.start_match(["ann", "bob"], tc=TC)
     shutting = asyncio.ensure_future(arena.node.matches.shutdown(60))
     await asyncio.sleep(0)

@@ -16,7 +16,6 @@ from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import MatchQueue
 from tests.grpc.harness import Arena, eventually
-from tests.grpc.rawbot import RawBot
 
 
 @pytest.fixture
@@ -212,9 +211,7 @@ async def test_a_stopped_worker_keeps_the_leases_of_the_matches_it_still_plays(
     nothing new but keeps what it plays; what it holds unstarted it leaves to the others."""
     queue, leagues = store
     for name in ("a", "b"):
-        bot = RawBot(arena.address, await arena.register(name), think_seconds=0.25).start()
-        arena.bots.append(bot)
-        await bot.welcomed.wait()
+        await arena.connect(name, think_seconds=0.25)
     await schedule(queue, leagues, "L9", [["a", "b"], ["a", "c"]])  # c is nowhere: its match waits
     worker = RefereeWorker(queue, leagues, arena.node.matches, "node-1", default_game=DEFAULT_GAME, lease_seconds=1)
     stop, halt = asyncio.Event(), asyncio.Event()

@@ -25,7 +25,6 @@ from arena.service.leagues import LeagueService
 from arena.store.match_index import MatchQuery
 from arena.v1 import bot_pb2, common_pb2, league_pb2, league_pb2_grpc, match_pb2
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
-from tests.grpc.rawbot import RawBot
 from tests.queue.harness import wait_done
 
 GAME = get_game("5211")
@@ -232,9 +231,7 @@ async def test_no_bot_plays_two_rotations_of_one_deal_at_once(arena: Arena, leag
     (a trial): in one it held the cards its opponent holds in the other, live. The rotations of a
     deal now play one after another, whatever the bots' capacity."""
     for name in ("p1", "p2"):
-        bot = RawBot(arena.address, await arena.register(name), think_seconds=0.01).start()
-        arena.bots.append(bot)
-        await bot.welcomed.wait()
+        await arena.connect(name, think_seconds=0.01)
     league = await create_league(arena, ["p1", "p2"], games=3, duplicate=True)
     await wait_done(leagues, league.league_id, 120)
     played: dict[str, list[tuple[float, float, str]]] = {}
