@@ -12,6 +12,7 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── MalformedCaseFileError (ValueError)  a conformance case file follows none of the game's formats
     ├── TimeControlError (also ValueError)   a time control that cannot be one (arena.referee.timecontrol)
     ├── SeatGoneError                        a seat's bot is gone for good: forfeit it (arena.referee)
+    ├── LeaseLostError                       a node can no longer count on a match's lease: it stops it
     ├── LeagueSpecError (also ValueError)    a league spec is inconsistent (arena.league.schedule)
     ├── SprtError (also ValueError)          SPRT parameters that make no test (arena.league.sprt)
     ├── WireError (also ValueError)          a wire message does not convert (arena.wire)
@@ -95,6 +96,11 @@ class TimeControlError(ArenaError, ValueError):
 
 class SeatGoneError(ArenaError):
     """The seat's bot is gone for good (disconnected past the grace period): forfeit it."""
+
+
+class LeaseLostError(ArenaError):
+    """The node playing a match has not renewed its lease in the queue for most of the lease
+    (Redis lost, or the node stalled): another node may take the match over, so this run stops."""
 
 
 class LeagueSpecError(ArenaError, ValueError):

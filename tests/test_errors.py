@@ -16,6 +16,7 @@ import arena.errors
 from arena.errors import (
     ArenaError,
     BadFilterError,
+    LeaseLostError,
     MainJobError,
     MalformedCaseFileError,
     NotFoundError,
@@ -31,6 +32,7 @@ from arena.grpc.errors import STATUS
 
 LOCAL_ONLY: Final[tuple[type[ArenaError], ...]] = (
     SeatGoneError,  # the referee forfeits the seat
+    LeaseLostError,  # the referee ends the match aborted
     TooManyErrorsError,  # the Connect servicer closes the stream with its text
     MalformedCaseFileError,  # arena conformance
     SprtError,  # arena sprt

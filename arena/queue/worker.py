@@ -4,6 +4,12 @@ The loop, per node: take back what this worker name still holds from before a re
 entries whose worker died (idle past the lease); read new entries as room allows; start each match
 whose bots have free slots (counted over every node); keep the lease of everything it holds fresh.
 
+- A lease is trusted for ``LEASE_TRUSTED`` of its length after the last renewal seen to succeed:
+  a worker cut off from Redis, or a node that stalled, longer than that stops its matches before
+  their next turn (ABORTED, to be run again), before another node may take them over; and a
+  renewal that finds an entry taken over meanwhile gives it up. No two runs of a match overlap by
+  more than a turn, so no duplicate deal is released while a stale run of it still plays.
+
 - A match one of whose bots is connected to no node is *parked* for that bot: off the queue until
   the bot connects, so absent bots cost nothing and hold no place in the queue. A ladder's match
   is dropped instead (and so is one with a retired bot): its matchmaker schedules whoever is
@@ -27,7 +33,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
+import math
 import secrets
 from typing import Any
 
@@ -49,6 +57,10 @@ log = logging.getLogger(__name__)
 IDLE_SECONDS = 1.0
 """How long an idle worker waits for new work in one read."""
 
+LEASE_TRUSTED = 0.9
+"""The part of a lease a worker counts on after its last renewal seen to succeed (timed from before
+the command): another node takes the entry over only once the whole lease has passed."""
+
 
 @dataclasses.dataclass
 class _Held:
@@ -61,6 +73,10 @@ class _Held:
     secret: bytes = b""
     """The league's deal secret (duplicate deals are dealt from it)."""
     task: asyncio.Task[None] | None = None
+    renewed: float = -math.inf
+    """When its lease was last renewed, on the loop's clock (taken before the command)."""
+    lost: bool = False
+    """Another worker took it over (a renewal found it no longer this worker's)."""
 
     @property
     def duplicate(self) -> bool:
@@ -141,7 +157,8 @@ class RefereeWorker:
             try:
                 if not started:
                     await self.queue.ensure_group()
-                    self._take(await self.queue.read_own_pending(self.consumer))
+                    at = asyncio.get_running_loop().time()
+                    self._take(await self.queue.read_own_pending(self.consumer), at)  # a read renews
                     started = True
                 await self._iteration()
                 backoff = 0.1
@@ -171,7 +188,7 @@ class RefereeWorker:
             if not playing:
                 return
             try:
-                await self.queue.touch(self.consumer, playing)
+                await self._renew(playing)
             except (RedisError, OSError) as error:
                 log.warning("redis unavailable (%s): the leases of %d matches not renewed", error, len(playing))
             with contextlib.suppress(TimeoutError):
@@ -183,7 +200,7 @@ class RefereeWorker:
             stale = await self.queue.reclaim_stale(self.consumer, int(self.lease_seconds * 1000), 100)
             self._last_reclaim = now
             self.reclaimed += len(stale)
-            self._take(stale)
+            self._take(stale, now)
             if self.metrics is not None:
                 self.metrics.reclaimed.inc(len(stale))
         if now - self._last_reconcile >= self.reconcile_seconds:
@@ -196,7 +213,9 @@ class RefereeWorker:
             # entry ends the wait at once, so an idle node costs nothing); else just look.
             block = 1 if self._waiting() else int((self.poll_seconds if self.held else IDLE_SECONDS) * 1000)
             fresh = await self.queue.read_new(self.consumer, min(room, 256), block)
-            self._take(fresh)
+            self._take(fresh, -math.inf)
+            if fresh:  # delivered at some moment of the blocking read: their leases start now
+                await self._renew([entry_id for entry_id, _ in fresh])
         generation = await self.queue.generation()
         if (
             fresh
@@ -209,7 +228,7 @@ class RefereeWorker:
             await self._start_waiting()
         if now - self._last_touch >= self._touch_seconds:
             await self._drop_cancelled()
-            await self.queue.touch(self.consumer, list(self.held))
+            await self._renew(list(self.held))
             self._last_touch = now
             if self.metrics is not None:
                 depth, _, oldest = await self.queue.depth()
@@ -219,10 +238,36 @@ class RefereeWorker:
     def _waiting(self) -> list[_Held]:
         return [h for h in self.held.values() if h.task is None]
 
-    def _take(self, entries: list[Entry]) -> None:
+    def _take(self, entries: list[Entry], at: float) -> None:
+        """Hold these entries, claimed (their leases renewed) by a command sent at ``at``."""
         for entry_id, fields in entries:
-            if entry_id not in self.held:
-                self.held[entry_id] = _Held(entry_id, fields.get("league", ""), fields.get("match", ""))
+            held = self.held.get(entry_id)
+            if held is None:
+                held = self.held[entry_id] = _Held(entry_id, fields.get("league", ""), fields.get("match", ""))
+            held.renewed = max(held.renewed, at)
+
+    async def _renew(self, entry_ids: list[str]) -> None:
+        """Renew the leases of these held entries, and give up those another worker took over: a
+        waiting one is dropped, a playing one stops before its next turn (``_leased``)."""
+        at = asyncio.get_running_loop().time()
+        lost = set(await self.queue.touch(self.consumer, entry_ids))
+        for entry_id in entry_ids:
+            held = self.held.get(entry_id)
+            if held is None:
+                continue
+            if entry_id not in lost:
+                held.renewed = max(held.renewed, at)
+                continue
+            held.lost = True
+            if held.task is None:
+                del self.held[entry_id]
+            log.warning("league match %s was taken over by another node: this one gives it up", held.match_id)
+
+    def _leased(self, held: _Held) -> bool:
+        """Whether this worker can count on the entry's lease still: another worker may take it
+        over once a whole lease has passed since its renewal."""
+        age = asyncio.get_running_loop().time() - held.renewed
+        return not held.lost and age < self.lease_seconds * LEASE_TRUSTED
 
     async def _reconcile(self) -> None:
         """Queue again the open matches that are nowhere; one node at a time does it."""
@@ -245,8 +290,8 @@ class RefereeWorker:
         for held in self._waiting():
             spec, league = held.spec, held.league
             assert spec is not None
-            if busy.intersection(spec.bots):
-                continue
+            if busy.intersection(spec.bots) or not self._leased(held):
+                continue  # busy bots, or a lease to renew first
             gone = next((bot for bot in spec.bots if bot in absent), None)
             if gone is not None:
                 to_park.append((held, gone))
@@ -264,6 +309,7 @@ class RefereeWorker:
                     seal=spec.deal_id if held.duplicate else None,
                     # A bot in two rotations at once would hold in one its opponent's cards in the other.
                     one_at_a_time=spec.deal_id if held.duplicate else None,
+                    leased=functools.partial(self._leased, held),
                 )
             except (GameSetupError, UnknownGameError) as refused:
                 log.error("match %s of league %s cannot be played: %s", held.match_id, held.league_id, refused)

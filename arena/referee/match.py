@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from arena.errors import ActionError, GameSetupError, IllegalActionError, SeatGoneError
+from arena.errors import ActionError, GameSetupError, IllegalActionError, LeaseLostError, SeatGoneError
 from arena.games.base import GameRules, Outcome, Seat, Termination
 from arena.games.lookup import get_game
 from arena.referee.clock import Cancellable, Clock, MonotonicClock
@@ -134,7 +134,12 @@ class Match:
     """
 
     def __init__(
-        self, setup: MatchSetup, clock: Clock, observer: Observer | None = None, metrics: MatchMetrics | None = None
+        self,
+        setup: MatchSetup,
+        clock: Clock,
+        observer: Observer | None = None,
+        metrics: MatchMetrics | None = None,
+        leased: Callable[[], bool] | None = None,
     ) -> None:
         if len(setup.seats) != len(setup.players):
             raise ValueError("a match needs one seat client per player")
@@ -142,6 +147,9 @@ class Match:
         self.clock = clock
         self.observer = observer
         self.metrics = metrics
+        self.leased = leased
+        """Whether this node may still play the match (a queued match's lease): asked before each
+        turn's requests; once it says no, the match ends ABORTED before asking anything more."""
         self.game: GameRules[Any, Any, Any] = get_game(setup.game)
         self.state = self.game.initial_state(len(setup.players), setup.seed, setup.options, setup.deck)
         n = len(setup.players)
@@ -208,9 +216,10 @@ class Match:
             if self.metrics is not None:
                 self.metrics.match_finished(setup.game, Termination.ABORTED, self.clock.now() - started)
             raise
-        except GameSetupError as error:
-            # The fixture order ran out mid-match (an Azul deck without the refill the game needs): the
-            # match cannot go on. It ends aborted, recorded, with every seat told.
+        except (GameSetupError, LeaseLostError) as error:
+            # The fixture order ran out mid-match (an Azul deck without the refill the game needs), or
+            # another node may be taking the match over: it cannot go on here. It ends aborted,
+            # recorded, with every seat told.
             self._stop()
             log.warning("match %s aborted: %s", setup.match_id, error)
             outcome = Outcome(Termination.ABORTED, (), (), frozenset(self.record.forfeits))
@@ -245,6 +254,8 @@ class Match:
         Every seat to move is asked at once; nothing is revealed until all have answered or timed out.
         """
         while seats := self.game.to_move(self.state):
+            if self.leased is not None and not self.leased():
+                raise LeaseLostError(f"the lease of match {self.setup.match_id} ran out before turn {self.turn}")
             self._seats = sorted(seats)
             self._decided = {}
             waits: list[_Wait] = []

@@ -190,6 +190,7 @@ class MatchManager:
         seal_size: int = 0,
         anywhere: bool = False,
         one_at_a_time: str | None = None,
+        leased: Callable[[], bool] | None = None,
     ) -> str:
         """Start a match between connected bots (seat order as given); returns its id.
 
@@ -203,6 +204,8 @@ class MatchManager:
         ``one_at_a_time`` names a deal whose matches must not overlap (a league's or ladder's duplicate
         rotations: a bot in two at once would hold, in one, the cards its opponent holds in the
         other): while one plays, anywhere in the arena, another is refused as ``BotBusyError``.
+        ``leased`` says whether this node still holds the lease of a queued match (``Match.leased``):
+        once it does not, the match ends ABORTED before its next turn.
 
         A bot connected to another node of the arena plays through that node (``relay``); this node
         checks its own bots' free slots, and trusts the others' nodes to keep theirs.
@@ -301,7 +304,7 @@ class MatchManager:
                     else:
                         seats.append(self.hub.seat_for(name, match_id, index, tc.disconnect_grace))
                 setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
-                match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics)
+                match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics, leased)
                 if seal is not None and seal_size > 0:
                     self._seals.setdefault(seal, [seal_size, 0])
                 task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")

@@ -3,7 +3,8 @@
 Workers read new entries through the group; an entry stays pending (owned by its worker) until it
 is acknowledged, which a worker does only after the match's result is stored. A worker refreshes
 the entries it is working on (``touch``); entries left idle longer than the lease — their worker
-died — are reclaimed by another worker with XAUTOCLAIM.
+died, or stalled — are reclaimed by another worker with XAUTOCLAIM. A refresh renews only what is
+still the worker's own: one that woke from a stall learns what was taken over, and leaves it be.
 """
 
 from __future__ import annotations
@@ -20,6 +21,30 @@ from arena.store.slots import GENERATION_KEY
 
 Entry = tuple[str, dict[str, str]]
 """A stream entry: its id and its fields."""
+
+
+_TOUCH = """
+local owned, lost = {}, {}
+for i = 3, #ARGV do
+    local pending = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+    if pending[1] and pending[1][2] == ARGV[2] then
+        owned[#owned + 1] = ARGV[i]
+    else
+        lost[#lost + 1] = ARGV[i]
+    end
+end
+for i = 1, #owned, 1000 do
+    local claim = {KEYS[1], ARGV[1], ARGV[2], 0}
+    for j = i, math.min(i + 999, #owned) do
+        claim[#claim + 1] = owned[j]
+    end
+    claim[#claim + 1] = 'JUSTID'
+    redis.call('XCLAIM', unpack(claim))
+end
+return lost
+"""
+"""Renew a consumer's entries (reset their idle time) and name those no longer its own: XCLAIM
+alone would take them from whoever holds them now."""
 
 
 def _entries(raw: object) -> list[Entry]:
@@ -43,6 +68,7 @@ class MatchQueue:
         self.r = client
         self.stream = stream
         self.group = group
+        self._touch = client.register_script(_TOUCH)
 
     async def ensure_group(self) -> None:
         """Create the stream and the consumer group if they do not exist."""
@@ -67,10 +93,14 @@ class MatchQueue:
         result = await self.r.xautoclaim(self.stream, self.group, consumer, min_idle_ms, "0-0", count=count)
         return _entries(result[1])
 
-    async def touch(self, consumer: str, entry_ids: Sequence[str]) -> None:
-        """Reset the idle time of entries this worker is still working on (its lease)."""
-        if entry_ids:
-            await self.r.xclaim(self.stream, self.group, consumer, 0, list(entry_ids), justid=True)
+    async def touch(self, consumer: str, entry_ids: Sequence[str]) -> list[str]:
+        """Reset the idle time of entries this worker is still working on (its lease); returns those
+        of them that are no longer its own (another worker took them over, or they were acknowledged),
+        which it must give up."""
+        if not entry_ids:
+            return []
+        lost = await self._touch(keys=[self.stream], args=[self.group, consumer, *entry_ids])
+        return [text(entry_id) for entry_id in lost]
 
     async def ack(self, entry_ids: Sequence[str]) -> None:
         """Done with these entries: acknowledge and delete them."""

@@ -10,12 +10,14 @@ import pytest
 import redis.asyncio as aioredis
 
 from arena.catalogue import DEFAULT_GAME
+from arena.games.base import Termination
 from arena.league.schedule import SECRET_BYTES, MatchSpec
 from arena.queue.worker import RefereeWorker
 from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import MatchQueue
 from tests.grpc.harness import Arena, eventually
+from tests.proxy import StallingProxy
 
 
 @pytest.fixture
@@ -226,3 +228,46 @@ async def test_a_stopped_worker_keeps_the_leases_of_the_matches_it_still_plays(
     finally:
         halt.set()
         await asyncio.wait_for(task, 10)
+
+
+async def test_a_worker_cut_off_from_redis_past_its_lease_stops_its_matches(
+    arena: Arena, store: tuple[MatchQueue, LeagueStore], redis_server: EmbeddedRedis
+) -> None:
+    """A node that lost Redis (or stalled) for longer than its lease played on: another node took
+    its matches over and played them too, and the deal of a duplicate rotation could be released
+    while the stale run still played its cards. A worker that has not renewed a match's lease for
+    most of the lease now stops it before its next turn (ABORTED), before another node may take it."""
+    queue, leagues = store
+    for name in ("a", "b"):
+        await arena.connect(name, capacity=2, think_seconds=0.05)
+    await schedule(queue, leagues, "L10", [["a", "b"]])
+    proxy = StallingProxy(redis_server.port)
+    cut_off = aioredis.Redis(host="127.0.0.1", port=await proxy.start(), password=redis_server.password)
+    matches = arena.node.matches
+    stalled = RefereeWorker(
+        MatchQueue(cut_off), LeagueStore(cut_off), matches, "node-1", default_game=DEFAULT_GAME, lease_seconds=1
+    )
+    other = RefereeWorker(queue, leagues, matches, "node-2", default_game=DEFAULT_GAME, lease_seconds=1)
+    stop = asyncio.Event()
+    first = asyncio.ensure_future(stalled.run(stop))
+    second: asyncio.Future[None] | None = None
+    try:
+        await eventually(lambda: matches.running, 10)
+        (stale,) = matches.running
+        proxy.stalled.set()
+        second = asyncio.ensure_future(other.run(stop))
+        await eventually(lambda: other.results_stored == 1, 20)
+        (result,) = await leagues.results("L10")
+        assert result["record_id"] != stale
+        stale_run, counted = await matches.record(stale), await matches.record(result["record_id"])
+        assert stale_run.outcome is not None and stale_run.outcome.termination is Termination.ABORTED, stale_run.outcome
+        assert stale_run.ended_at is not None and counted.ended_at is not None
+        assert stale_run.ended_at < counted.ended_at
+    finally:
+        stop.set()
+        first.cancel()  # its Redis calls hang: it is cut off
+        await asyncio.gather(first, return_exceptions=True)
+        if second is not None:
+            await asyncio.wait_for(second, 10)
+        await proxy.stop()
+        await cut_off.aclose()

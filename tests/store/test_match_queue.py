@@ -46,6 +46,23 @@ async def test_an_entry_whose_worker_stopped_touching_it_is_taken_over(client: a
     assert [f["match_id"] for _, f in await queue.read_own_pending("node-a")] == ["kept"]
 
 
+async def test_a_worker_renews_only_what_is_still_its_own(client: aioredis.Redis) -> None:
+    """A node that stalled past its lease renewed it on waking with XCLAIM, which takes an entry
+    from whoever holds it: the entry another node had taken over came back, and both played it.
+    A renewal now names what is no longer the node's (taken over, or acknowledged) and leaves it be."""
+    queue = await queue_with(client, "stalled", "kept", "done")
+    held = await queue.read_new("node-a", count=3, block_ms=10)
+    (stalled, _), (kept, _), (done, _) = held
+    await asyncio.sleep(0.25)
+    assert [f["match_id"] for _, f in await queue.reclaim_stale("node-b", min_idle_ms=200, count=1)] == ["stalled"]
+    await queue.ack([done])
+    lost = await queue.touch("node-a", [stalled, kept, done])
+    assert [f["match_id"] for _, f in await queue.read_own_pending("node-b")] == ["stalled"]
+    assert [f["match_id"] for _, f in await queue.read_own_pending("node-a")] == ["kept"]
+    assert lost == [stalled, done]
+    assert await queue.touch("node-a", []) == []
+
+
 async def test_the_generation_counts_the_events_that_may_let_a_waiting_match_start(client: aioredis.Redis) -> None:
     queue = await queue_with(client)
     assert await queue.generation() == 0
