@@ -13,7 +13,7 @@ from arena.catalogue import policy as get_policy
 from arena.errors import SeatGoneError, TimeControlError
 from arena.games import Termination, get_game
 from arena.referee import DecisionRequest, MatchRecord, MatchSetup, Rejection, TimeControl, run_match
-from arena.referee.match import MatchEvent
+from arena.referee.match import Match, MatchEvent
 from arena.referee.record import DecisionRecord, Fault, RejectionRecord
 from arena.store.match_index import MatchSummary
 from tests.referee.doubles import ManualClock, PolicySeat, replay
@@ -269,3 +269,22 @@ async def test_a_rejection_reaches_the_seat_before_its_next_request() -> None:
     record = task.result()
     assert [r.sequence for r in record.rejections] == [1, 2]
     assert scripted.log[:5] == [("request", 1), ("rejected", 1), ("request", 2), ("rejected", 2), ("request", 3)]
+
+
+async def test_a_match_whose_lease_runs_out_ends_aborted_before_its_next_turn() -> None:
+    """A queued match's node that can no longer count on the match's lease (another node may take
+    it over) stops it: no request after the lease is gone, every seat told, the record kept."""
+    seats = policy_seats(2)
+    turns_leased = 5
+    clock = ManualClock()
+    match = Match(setup_for(seats), clock, leased=lambda: len(match.record.turns) < turns_leased)
+    task = asyncio.ensure_future(match.run())
+    for _ in range(1000):
+        if task.done():
+            break
+        await clock.advance(0.5)
+    record = task.result()
+    assert record.termination is Termination.ABORTED and len(record.turns) == turns_leased
+    for client in seats:
+        assert len(client.requests) == turns_leased
+        assert client.ended is not None and client.ended.outcome.termination is Termination.ABORTED
