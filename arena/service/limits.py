@@ -9,8 +9,9 @@ told the time by the caller, so tests drive them without sleeping:
   with a global cap and a per-peer cap.
 - :class:`TokenBucket`: a rate with a burst (pings on one bot stream).
 - :class:`RateLimiter`: a token bucket per peer (registrations a minute).
-- :class:`Lockout`: failed Hellos per peer; past a threshold the peer is refused for a while,
-  twice as long at each further failure (backoff), up to a ceiling.
+- :class:`Lockout`: failures per peer (refused Hellos; wrong admin tokens, in a lockout of their
+  own); past a threshold the peer is refused for a while, twice as long at each further failure
+  (backoff), up to a ceiling.
 
 Per-peer tables hold at most ``MAX_PEERS`` entries (the least recently used go first), so a
 client with many addresses cannot make them grow without bound.
@@ -57,6 +58,7 @@ class Limits:
     ping_burst: int = _limit(50, "pings a bot stream may send at once; a faster stream is ended")
     hello_failures: int = _limit(10, "refused Hellos from one address before it is locked out")
     lockout_seconds: float = _limit(30.0, "first lockout; doubled at each further refusal, up to an hour")
+    admin_token_failures: int = _limit(10, "wrong admin tokens from one address before it is locked out")
     registrations_per_minute: int = _limit(10, "bots one address may register a minute without the admin token")
     max_watchers: int = _limit(256, "WatchMatch streams open at once on this node, over every client")
     max_league_bots: int = _limit(256, "bots in one league (each is looked up in the bot registry)")
@@ -71,7 +73,8 @@ class Limits:
 
 MAX_LOCKOUT_SECONDS = 3600.0
 FAILURES_FORGOTTEN_SECONDS = 600.0
-"""A peer's refused Hellos are forgotten after this long without one (and out of its lockout)."""
+"""A peer's failures (refused Hellos, wrong admin tokens) are forgotten after this long without one
+(and out of its lockout)."""
 RESERVED_FILES = 256
 """Open files kept free of connections: Redis, logs, the metrics endpoint, the node's own calls."""
 
@@ -174,11 +177,12 @@ class _Failures:
 
 
 class Lockout:
-    """Refused Hellos per peer address, with a lockout that doubles at each further refusal.
+    """Failures per peer address (refused Hellos, or wrong admin tokens: one instance each), with a
+    lockout that doubles at each further failure.
 
-    A peer's count is forgotten after ``FAILURES_FORGOTTEN_SECONDS`` without a refusal, never on a
-    good Hello: a token of one's own (open registration gives anyone one) said between guesses
-    would let them go on without end."""
+    A peer's count is forgotten after ``FAILURES_FORGOTTEN_SECONDS`` without a failure, never on a
+    success: a token of one's own (open registration gives anyone one) said between guesses would
+    let them go on without end, and so would the admin's calls from an address a guesser shares."""
 
     def __init__(self, threshold: int, seconds: float) -> None:
         self.threshold, self.seconds = threshold, seconds
@@ -190,7 +194,8 @@ class Lockout:
         return 0.0 if failures is None else max(0.0, failures.locked_until - now)
 
     def failed(self, peer: str, now: float) -> None:
-        """Count a refused Hello; past the threshold lock the peer out, longer each time."""
+        """Count a failure (a refused Hello, a wrong admin token); past the threshold lock the peer
+        out, longer each time."""
         failures = self._peers.pop(peer, None) or _Failures()
         if now - failures.last > FAILURES_FORGOTTEN_SECONDS and now >= failures.locked_until:
             failures.count = 0
