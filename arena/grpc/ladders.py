@@ -76,7 +76,9 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         check_admin(self.node, context)
         ladders = self._ladders()
         try:
-            tc = convert.time_control_from_proto(request.spec.time_control, self.node.default_time_control)
+            tc = convert.time_control_from_proto(
+                request.spec.time_control, self.node.default_time_control, "spec.time_control"
+            )
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         spec = request.spec

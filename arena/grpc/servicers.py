@@ -541,7 +541,9 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
         check_admin(self.node, context)
         leagues = self._leagues()
         try:
-            tc = convert.time_control_from_proto(request.spec.time_control, self.node.default_time_control)
+            tc = convert.time_control_from_proto(
+                request.spec.time_control, self.node.default_time_control, "spec.time_control"
+            )
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         spec = convert.league_spec_from_proto(request.spec, new_league_id(), secrets.randbits(52))
