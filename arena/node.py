@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
+from arena.errors import AdminRequiredError, LimitExceededError
 from arena.metrics import ArenaMetrics
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
-from arena.service.auth import BotRegistry
+from arena.service.auth import ADMIN_REQUIRED, BotRegistry
 from arena.service.ladders import LadderService
 from arena.service.leagues import LeagueService
-from arena.service.limits import Limits
+from arena.service.limits import Limits, Lockout
 from arena.service.matches import MatchManager
 from arena.service.sessions import SessionHub
 from arena.store.clients import ClientBook
@@ -39,11 +41,38 @@ class ArenaNode:
     """The heartbeats of this arena's nodes (Redis): None on a node without it."""
     limits: Limits = dataclasses.field(default_factory=Limits)
     """What clients may ask of this node (connections, Hellos, pings, registrations, league sizes)."""
+    admin_lockout: Lockout = dataclasses.field(init=False, repr=False)
+    """Wrong admin tokens per peer address: a lockout of its own, so that refused bot Hellos and
+    wrong admin tokens are counted apart (a bot's guesses do not lock its address out of admin calls)."""
 
-    def check_admin(self, token: str | None) -> None:
-        """Starting matches and leagues needs the admin token, open registration or not: open
-        registration lets anyone register a bot, not seat other people's bots."""
-        self.registry.check_admin(token)
+    def __post_init__(self) -> None:
+        self.admin_lockout = Lockout(self.limits.admin_token_failures, self.limits.lockout_seconds)
+
+    def is_admin(self, token: str | None, peer: str) -> bool:
+        """Whether ``token``, said from the address ``peer`` (``peer_address``), is the admin token.
+
+        No token at all is no guess: False, and not counted (it learns nothing of the token). A wrong
+        one counts against ``peer``'s lockout. From a locked-out peer every call that says a token is
+        refused with ``LimitExceededError`` without the token being compared, the right one too: else
+        a guesser would learn which guess was right by the answer.
+        """
+        if not token:
+            return False
+        now = self.clock.now()
+        wait = self.admin_lockout.locked_for(peer, now)
+        if wait > 0:
+            raise LimitExceededError(f"too many wrong admin tokens from your address: try again in {math.ceil(wait)} s")
+        if self.registry.is_admin(token):
+            return True
+        self.admin_lockout.failed(peer, now)
+        return False
+
+    def check_admin(self, token: str | None, peer: str) -> None:
+        """Raise ``AdminRequiredError`` unless ``token`` is the admin token (``LimitExceededError``
+        for a locked-out ``peer``, see ``is_admin``). Starting matches and leagues needs it, open
+        registration or not: open registration lets anyone register a bot, not seat other people's bots."""
+        if not self.is_admin(token, peer):
+            raise AdminRequiredError(ADMIN_REQUIRED)
 
     def watch_gauges(self) -> None:
         """Let the metrics read connected bots and active matches from this node."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from arena import catalogue
 from arena.games.base import Outcome
 from arena.league.schedule import LeagueFormat, LeagueSpec
@@ -11,6 +13,7 @@ from arena.referee.record import Fault, MatchRecord
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo, LeagueState
+from arena.service.limits import requested_time_control
 from arena.service.sessions import Outgoing, ProtocolNotice, Relayed
 from arena.store.match_index import MatchSummary, Phase
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
@@ -30,7 +33,6 @@ FAULTS: dict[Fault | None, common_pb2.Fault.ValueType] = {
 
 duration = wire_common.duration_to_proto
 timestamp = wire_common.timestamp_to_proto
-seconds = wire_common.duration_from_proto
 
 
 def time_control_to_proto(tc: TimeControl) -> common_pb2.TimeControl:
@@ -43,17 +45,24 @@ def time_control_to_proto(tc: TimeControl) -> common_pb2.TimeControl:
     )
 
 
-def time_control_from_proto(message: common_pb2.TimeControl, default: TimeControl) -> TimeControl:
-    """A time control from the wire; unset fields take the defaults. Raises ``TimeControlError`` if out of range."""
-    return TimeControl(
-        decision_allowance=seconds(message.decision_allowance)
-        if message.HasField("decision_allowance")
-        else default.decision_allowance,
-        time_bank=seconds(message.time_bank) if message.HasField("time_bank") else default.time_bank,
+def time_control_from_proto(
+    message: common_pb2.TimeControl, default: TimeControl, where: str = "time_control"
+) -> TimeControl:
+    """A time control a client sent (``where`` is its path in the request); unset fields take the
+    defaults. Raises ``WireError`` for a Duration that is not one, ``TimeControlError`` for a value
+    out of range (``arena.service.limits.requested_time_control``), each naming the field and the value."""
+
+    def given(field: Literal["decision_allowance", "time_bank", "disconnect_grace"], fallback: float) -> float:
+        if not message.HasField(field):
+            return fallback
+        return wire_common.checked_duration_from_proto(getattr(message, field), f"{where}.{field}")
+
+    return requested_time_control(
+        where,
+        decision_allowance=given("decision_allowance", default.decision_allowance),
+        time_bank=given("time_bank", default.time_bank),
         strike_limit=message.strike_limit or default.strike_limit,
-        disconnect_grace=seconds(message.disconnect_grace)
-        if message.HasField("disconnect_grace")
-        else default.disconnect_grace,
+        disconnect_grace=given("disconnect_grace", default.disconnect_grace),
     )
 
 

@@ -8,7 +8,7 @@ import grpc
 
 from arena.errors import LeaguesUnavailableError
 from arena.grpc import convert
-from arena.grpc.servicers import admin_token, translate_errors
+from arena.grpc.servicers import check_admin, translate_errors
 from arena.ladder.standings import Standing
 from arena.league.table import PROVISIONAL_MATCHES
 from arena.node import ArenaNode
@@ -73,10 +73,12 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         self, request: ladder_pb2.CreateLadderRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> ladder_pb2.CreateLadderResponse:
         """Create a ladder; it runs until paused."""
-        self.node.check_admin(admin_token(context))
+        check_admin(self.node, context)
         ladders = self._ladders()
         try:
-            tc = convert.time_control_from_proto(request.spec.time_control, self.node.default_time_control)
+            tc = convert.time_control_from_proto(
+                request.spec.time_control, self.node.default_time_control, "spec.time_control"
+            )
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         spec = request.spec
@@ -113,7 +115,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
     ) -> ladder_pb2.PauseLadderResponse:
         """Stop a ladder scheduling new matches until ``ResumeLadder``; admin only. Raises
         ``AdminRequiredError`` without the admin token, ``LadderNotFoundError`` for an unknown id."""
-        self.node.check_admin(admin_token(context))
+        check_admin(self.node, context)
         return ladder_pb2.PauseLadderResponse(ladder=ladder_to_proto(await self._ladders().pause(request.ladder_id)))
 
     @translate_errors
@@ -121,7 +123,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         self, request: ladder_pb2.ResumeLadderRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> ladder_pb2.ResumeLadderResponse:
         """Resume a paused ladder."""
-        self.node.check_admin(admin_token(context))
+        check_admin(self.node, context)
         info = await self._ladders().pause(request.ladder_id, paused=False)
         return ladder_pb2.ResumeLadderResponse(ladder=ladder_to_proto(info))
 
@@ -164,7 +166,7 @@ class LadderServicer(ladder_pb2_grpc.LadderServiceServicer):
         self, request: ladder_pb2.RetireBotRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> ladder_pb2.RetireBotResponse:
         """Retire a bot from every ladder."""
-        self.node.check_admin(admin_token(context))
+        check_admin(self.node, context)
         await self.node.registry.check_registered(request.bot_name)
         await self._ladders().retire(request.bot_name)
         return ladder_pb2.RetireBotResponse()

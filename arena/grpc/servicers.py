@@ -116,6 +116,16 @@ def admin_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return None
 
 
+def is_admin(node: ArenaNode, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
+    """Whether the caller says the admin token, under its address's lockout (``ArenaNode.is_admin``)."""
+    return node.is_admin(admin_token(context), peer_address(context.peer()))
+
+
+def check_admin(node: ArenaNode, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+    """Refuse a caller without the admin token, under its address's lockout (``ArenaNode.check_admin``)."""
+    node.check_admin(admin_token(context), peer_address(context.peer()))
+
+
 class BotServicer(bot_pb2_grpc.BotServiceServicer):
     """The bot stream: Hello, then actions in and match messages out."""
 
@@ -366,7 +376,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         self, request: match_pb2.StartMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> match_pb2.StartMatchResponse:
         """Start a match between connected bots."""
-        self.node.check_admin(admin_token(context))
+        check_admin(self.node, context)
         try:
             tc = convert.time_control_from_proto(request.time_control, self.node.default_time_control)
         except ValueError as error:
@@ -477,7 +487,7 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
     ) -> registry_pb2.RegisterBotResponse:
         """Register a bot; its token is returned once. Without the admin token, rate-limited per address."""
         admin = admin_token(context)
-        if not self.node.registry.is_admin(admin):
+        if not is_admin(self.node, context):
             self._registrations.check(peer_address(context.peer()), self.node.clock.now(), "bot registrations")
         games = registered_games(request.games)
         token = await self.node.registry.register(request.name, admin, games)
@@ -490,6 +500,7 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
         self, request: registry_pb2.RevokeTokenRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> registry_pb2.RevokeTokenResponse:
         """Revoke a bot's token and close its live connection here (other nodes notice on their own)."""
+        check_admin(self.node, context)
         await self.node.registry.revoke(request.name, admin_token(context))
         self.node.hub.close_bot(request.name, CloseReason.TOKEN_REVOKED)
         log.info("bot token revoked", extra={"bot": request.name})
@@ -500,6 +511,7 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
         self, request: registry_pb2.RotateTokenRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> registry_pb2.RotateTokenResponse:
         """Give a bot a new token, returned once; the old one's live connection here is closed."""
+        check_admin(self.node, context)
         token = await self.node.registry.rotate(request.name, admin_token(context))
         self.node.hub.close_bot(request.name, CloseReason.TOKEN_REVOKED)
         log.info("bot token rotated", extra={"bot": request.name})
@@ -514,7 +526,7 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
 
     def _admin(self, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
         """Whether the caller holds the admin token (open registration grants no admin sight)."""
-        return self.node.registry.is_admin(admin_token(context))
+        return is_admin(self.node, context)
 
     def _leagues(self) -> LeagueService:
         if self.node.leagues is None:
@@ -526,15 +538,17 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
         self, request: league_pb2.CreateLeagueRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> league_pb2.CreateLeagueResponse:
         """Schedule a league and queue its matches."""
-        self.node.check_admin(admin_token(context))
+        check_admin(self.node, context)
         leagues = self._leagues()
         try:
-            tc = convert.time_control_from_proto(request.spec.time_control, self.node.default_time_control)
+            tc = convert.time_control_from_proto(
+                request.spec.time_control, self.node.default_time_control, "spec.time_control"
+            )
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         spec = convert.league_spec_from_proto(request.spec, new_league_id(), secrets.randbits(52))
         info = await leagues.create(spec, tc, request.spec.name, request.request_id)
-        return league_pb2.CreateLeagueResponse(league=convert.league_to_proto(info, for_admin=self._admin(context)))
+        return league_pb2.CreateLeagueResponse(league=convert.league_to_proto(info, for_admin=True))
 
     @translate_errors
     async def GetLeague(  # noqa: N802
@@ -566,9 +580,9 @@ class LeagueServicer(league_pb2_grpc.LeagueServiceServicer):
         self, request: league_pb2.CancelLeagueRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> league_pb2.CancelLeagueResponse:
         """Cancel a league: its queued matches are dropped unplayed."""
-        self.node.check_admin(admin_token(context))
+        check_admin(self.node, context)
         info = await self._leagues().cancel(request.league_id)
-        return league_pb2.CancelLeagueResponse(league=convert.league_to_proto(info, for_admin=self._admin(context)))
+        return league_pb2.CancelLeagueResponse(league=convert.league_to_proto(info, for_admin=True))
 
 
 class NodeServicer(node_pb2_grpc.NodeServiceServicer):

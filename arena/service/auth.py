@@ -27,6 +27,9 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:@[A-Za-z0-9][A-Za-
 (``arena.ladder.versions``)."""
 
 
+ADMIN_REQUIRED = "this call needs the admin token (metadata 'authorization: Bearer <token>')"
+"""What a call that needs the admin token is told without it."""
+
 TOKEN_PREFIX = "arena_"
 """Every token the arena makes starts with this: never with '-' (so no command line mistakes it for
 an option), and recognisable to secret scanners."""
@@ -104,7 +107,7 @@ class BotRegistry:
     def check_admin(self, token: str | None) -> None:
         """Raise ``AuthError`` unless ``token`` is the admin token."""
         if not self.is_admin(token):
-            raise AdminRequiredError("this call needs the admin token (metadata 'authorization: Bearer <token>')")
+            raise AdminRequiredError(ADMIN_REQUIRED)
 
     async def register(self, name: str, admin_token: str | None = None, games: Iterable[str] = ()) -> str:
         """Register a bot for ``games`` (empty = every game, see ``registered_games``) and return its

@@ -9,11 +9,15 @@ told the time by the caller, so tests drive them without sleeping:
   with a global cap and a per-peer cap.
 - :class:`TokenBucket`: a rate with a burst (pings on one bot stream).
 - :class:`RateLimiter`: a token bucket per peer (registrations a minute).
-- :class:`Lockout`: failed Hellos per peer; past a threshold the peer is refused for a while,
-  twice as long at each further failure (backoff), up to a ceiling.
+- :class:`Lockout`: failures per peer (refused Hellos; wrong admin tokens, in a lockout of their
+  own); past a threshold the peer is refused for a while, twice as long at each further failure
+  (backoff), up to a ceiling.
 
 Per-peer tables hold at most ``MAX_PEERS`` entries (the least recently used go first), so a
 client with many addresses cannot make them grow without bound.
+
+Beside them, the bounds of a time control a client may ask for (``MAX_DECISION_ALLOWANCE`` and the
+others, checked by :func:`requested_time_control`): fixed, not flags, as no real match needs more.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ import resource
 from collections import OrderedDict
 from typing import Any
 
-from arena.errors import LimitExceededError, LimitsError
+from arena.errors import LimitExceededError, LimitsError, TimeControlError
+from arena.referee.timecontrol import TimeControl
 
 MAX_PEERS = 10_000
 """Entries kept per per-peer table; the least recently used are forgotten first."""
@@ -57,6 +62,7 @@ class Limits:
     ping_burst: int = _limit(50, "pings a bot stream may send at once; a faster stream is ended")
     hello_failures: int = _limit(10, "refused Hellos from one address before it is locked out")
     lockout_seconds: float = _limit(30.0, "first lockout; doubled at each further refusal, up to an hour")
+    admin_token_failures: int = _limit(10, "wrong admin tokens from one address before it is locked out")
     registrations_per_minute: int = _limit(10, "bots one address may register a minute without the admin token")
     max_watchers: int = _limit(256, "WatchMatch streams open at once on this node, over every client")
     max_league_bots: int = _limit(256, "bots in one league (each is looked up in the bot registry)")
@@ -71,7 +77,8 @@ class Limits:
 
 MAX_LOCKOUT_SECONDS = 3600.0
 FAILURES_FORGOTTEN_SECONDS = 600.0
-"""A peer's refused Hellos are forgotten after this long without one (and out of its lockout)."""
+"""A peer's failures (refused Hellos, wrong admin tokens) are forgotten after this long without one
+(and out of its lockout)."""
 RESERVED_FILES = 256
 """Open files kept free of connections: Redis, logs, the metrics endpoint, the node's own calls."""
 
@@ -174,11 +181,12 @@ class _Failures:
 
 
 class Lockout:
-    """Refused Hellos per peer address, with a lockout that doubles at each further refusal.
+    """Failures per peer address (refused Hellos, or wrong admin tokens: one instance each), with a
+    lockout that doubles at each further failure.
 
-    A peer's count is forgotten after ``FAILURES_FORGOTTEN_SECONDS`` without a refusal, never on a
-    good Hello: a token of one's own (open registration gives anyone one) said between guesses
-    would let them go on without end."""
+    A peer's count is forgotten after ``FAILURES_FORGOTTEN_SECONDS`` without a failure, never on a
+    success: a token of one's own (open registration gives anyone one) said between guesses would
+    let them go on without end, and so would the admin's calls from an address a guesser shares."""
 
     def __init__(self, threshold: int, seconds: float) -> None:
         self.threshold, self.seconds = threshold, seconds
@@ -190,7 +198,8 @@ class Lockout:
         return 0.0 if failures is None else max(0.0, failures.locked_until - now)
 
     def failed(self, peer: str, now: float) -> None:
-        """Count a refused Hello; past the threshold lock the peer out, longer each time."""
+        """Count a failure (a refused Hello, a wrong admin token); past the threshold lock the peer
+        out, longer each time."""
         failures = self._peers.pop(peer, None) or _Failures()
         if now - failures.last > FAILURES_FORGOTTEN_SECONDS and now >= failures.locked_until:
             failures.count = 0
@@ -219,3 +228,47 @@ class StreamAbuse(enum.Enum):
     """Why a bot stream was ended for abuse after its Welcome (the label of ``arena_client_errors_total``)."""
 
     PING_FLOOD = "ping_flood"
+
+
+MAX_DECISION_ALLOWANCE = 600.0
+"""The longest decision allowance a client may ask for, in seconds: 10 minutes (the default is 1 s;
+a human playing through a bot needs no more)."""
+MAX_TIME_BANK = 3600.0
+"""The largest time bank a client may ask for, in seconds: 1 hour a seat (the default is 10 s)."""
+MAX_DISCONNECT_GRACE = 3600.0
+"""The longest a client may ask a disconnected bot's seats to be kept, in seconds: 1 hour (the
+default is 10 s). Past these bounds one match could hold its bots' slots for years."""
+
+
+def requested_time_control(
+    where: str, decision_allowance: float, time_bank: float, strike_limit: int, disconnect_grace: float
+) -> TimeControl:
+    """A time control a client asked for (``where`` is its path in the request, ``time_control``):
+    each duration within what a match may need (``MAX_DECISION_ALLOWANCE``, ``MAX_TIME_BANK``,
+    ``MAX_DISCONNECT_GRACE``), else ``TimeControlError`` naming the field and the value.
+
+    Only requests are held to the maxima: a stored record or spec reads back as it was accepted."""
+    for name, value, most in (
+        ("decision_allowance", decision_allowance, MAX_DECISION_ALLOWANCE),
+        ("time_bank", time_bank, MAX_TIME_BANK),
+        ("disconnect_grace", disconnect_grace, MAX_DISCONNECT_GRACE),
+    ):
+        positive = name == "decision_allowance"  # a zero allowance would time every decision out
+        if not (value > 0 if positive else value >= 0) or value > most:
+            bounds = f"more than 0 and at most {_span(most)}" if positive else f"between 0 and {_span(most)}"
+            raise TimeControlError(f"{where}.{name} must be {bounds}, not {_seconds(value)} s")
+    return TimeControl(decision_allowance, time_bank, strike_limit, disconnect_grace)
+
+
+def _seconds(value: float) -> str:
+    """Seconds as a client wrote them: ``315360000000``, ``0.5``, ``-5`` (no exponent, to the nanosecond)."""
+    return f"{value:.9f}".rstrip("0").rstrip(".")
+
+
+def _span(seconds: float) -> str:
+    """A bound in words: ``1 hour``, ``10 minutes``, ``30 s``."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds:g} s"

@@ -500,7 +500,8 @@ class MatchManager:
     async def record(self, match_id: str, watching: bool = False) -> MatchRecord:
         """The full record of a finished match. Raises ``MatchNotFinishedError`` for a running one
         (``MatchElsewhereError`` if it runs on another node, ``MatchSealedError`` instead when
-        ``watching`` a sealed one there), ``MatchSealedError`` for a held one, else ``MatchNotFoundError``."""
+        ``watching`` a sealed one there), ``MatchSealedError`` for a held one, else ``MatchNotFoundError``
+        naming ``match_id`` as it was asked for (a scheduled id too, whose run has no record)."""
         if match_id not in self.running:
             await self._until_stored(match_id)
         if match_id in self.running or match_id in self._storing:
@@ -522,7 +523,13 @@ class MatchManager:
                 raise MatchElsewhereError(text, entry.node, entry.address)
             run = await self.runs(match_id) if self.runs is not None else None
             if run is not None:  # a league's or ladder's match, asked for by its scheduled id
-                return await self.record(run, watching)
+                try:
+                    return await self.record(run, watching)
+                except MatchNotFoundError:
+                    # Named by the id the client sent; the run's id leaks nothing (ListMatches lists it).
+                    raise MatchNotFoundError(
+                        f"no match {echo(match_id)}: the record of its run {echo(run)} is not stored"
+                    ) from None
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 

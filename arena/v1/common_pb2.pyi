@@ -104,6 +104,11 @@ class TimeControl(_message.Message):
     late: the referee plays the fallback action for the seat and gives it a strike. After
     `strike_limit` strikes the seat forfeits. In a StartMatchRequest, an unset field takes the
     server's default.
+
+    Sent by a client (StartMatch, CreateLeague, CreateLadder), each Duration must be a valid one
+    (`nanos` within ±999,999,999 and of the sign of `seconds`) and within the bounds below, else the
+    call is INVALID_ARGUMENT naming the field and the value (`time_control.disconnect_grace must be
+    between 0 and 1 hour, not 315360000000 s`), and nothing is started, stored or queued.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -116,15 +121,19 @@ class TimeControl(_message.Message):
     """The number of strikes (late, invalid or illegal actions) that makes a seat forfeit, at least 1."""
     @_builtins.property
     def decision_allowance(self) -> _duration_pb2.Duration:
-        """Time each decision may take without touching the time bank."""
+        """Time each decision may take without touching the time bank: more than 0, at most 10 minutes."""
 
     @_builtins.property
     def time_bank(self) -> _duration_pb2.Duration:
-        """Extra time per seat for the whole match, spent by decisions that take longer than the allowance."""
+        """Extra time per seat for the whole match, spent by decisions that take longer than the allowance:
+        0 to 1 hour.
+        """
 
     @_builtins.property
     def disconnect_grace(self) -> _duration_pb2.Duration:
-        """How long a disconnected bot has to reconnect before its seats in running matches forfeit."""
+        """How long a disconnected bot has to reconnect before its seats in running matches forfeit: 0 to
+        1 hour.
+        """
 
     def __init__(
         self,

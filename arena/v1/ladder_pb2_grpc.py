@@ -82,7 +82,8 @@ class LadderServiceServicer:
     """
 
     def CreateLadder(self, request, context):
-        """Create a ladder: it runs (on every node) until paused. Needs the admin token.
+        """Create a ladder: it runs (on every node) until paused. Needs the admin token (PERMISSION_DENIED
+        without it, RESOURCE_EXHAUSTED from a locked-out address: registry.proto, "The admin token").
         INVALID_ARGUMENT, naming the value, for an unknown game or a table size the game does not have.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

@@ -40,7 +40,8 @@ class LadderServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> LadderServiceAsyncStub: ...
     CreateLadder: _grpc.UnaryUnaryMultiCallable[_ladder_pb2.CreateLadderRequest, _ladder_pb2.CreateLadderResponse]
-    """Create a ladder: it runs (on every node) until paused. Needs the admin token.
+    """Create a ladder: it runs (on every node) until paused. Needs the admin token (PERMISSION_DENIED
+    without it, RESOURCE_EXHAUSTED from a locked-out address: registry.proto, "The admin token").
     INVALID_ARGUMENT, naming the value, for an unknown game or a table size the game does not have.
     """
     GetLadder: _grpc.UnaryUnaryMultiCallable[_ladder_pb2.GetLadderRequest, _ladder_pb2.GetLadderResponse]
@@ -66,7 +67,8 @@ class LadderServiceAsyncStub(LadderServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateLadder: _aio.UnaryUnaryMultiCallable[_ladder_pb2.CreateLadderRequest, _ladder_pb2.CreateLadderResponse]  # type: ignore[assignment]
-    """Create a ladder: it runs (on every node) until paused. Needs the admin token.
+    """Create a ladder: it runs (on every node) until paused. Needs the admin token (PERMISSION_DENIED
+    without it, RESOURCE_EXHAUSTED from a locked-out address: registry.proto, "The admin token").
     INVALID_ARGUMENT, naming the value, for an unknown game or a table size the game does not have.
     """
     GetLadder: _aio.UnaryUnaryMultiCallable[_ladder_pb2.GetLadderRequest, _ladder_pb2.GetLadderResponse]  # type: ignore[assignment]
@@ -95,7 +97,8 @@ class LadderServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ladder_pb2.CreateLadderRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ladder_pb2.CreateLadderResponse, _abc.Awaitable[_ladder_pb2.CreateLadderResponse]]:
-        """Create a ladder: it runs (on every node) until paused. Needs the admin token.
+        """Create a ladder: it runs (on every node) until paused. Needs the admin token (PERMISSION_DENIED
+        without it, RESOURCE_EXHAUSTED from a locked-out address: registry.proto, "The admin token").
         INVALID_ARGUMENT, naming the value, for an unknown game or a table size the game does not have.
         """
 

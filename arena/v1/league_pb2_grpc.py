@@ -68,7 +68,7 @@ class LeagueServiceServicer:
 
     def CreateLeague(self, request, context):
         """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
-        Needs the admin token unless registration is open.
+        Needs the admin token, open registration or not (see registry.proto, "The admin token").
         INVALID_ARGUMENT, naming the bot and the game, when a bot is not registered for its game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -100,7 +100,7 @@ class LeagueServiceServicer:
 
     def CancelLeague(self, request, context):
         """Cancel a league: its queued matches are dropped without being played (matches already being
-        played finish and count). Needs the admin token unless registration is open. Cancelling a
+        played finish and count). Needs the admin token, open registration or not. Cancelling a
         cancelled or finished league changes nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

@@ -37,7 +37,7 @@ class LeagueServiceStub:
     def __new__(cls, channel: _aio.Channel) -> LeagueServiceAsyncStub: ...
     CreateLeague: _grpc.UnaryUnaryMultiCallable[_league_pb2.CreateLeagueRequest, _league_pb2.CreateLeagueResponse]
     """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
-    Needs the admin token unless registration is open.
+    Needs the admin token, open registration or not (see registry.proto, "The admin token").
     INVALID_ARGUMENT, naming the bot and the game, when a bot is not registered for its game.
     """
     GetLeague: _grpc.UnaryUnaryMultiCallable[_league_pb2.GetLeagueRequest, _league_pb2.GetLeagueResponse]
@@ -51,7 +51,7 @@ class LeagueServiceStub:
     """
     CancelLeague: _grpc.UnaryUnaryMultiCallable[_league_pb2.CancelLeagueRequest, _league_pb2.CancelLeagueResponse]
     """Cancel a league: its queued matches are dropped without being played (matches already being
-    played finish and count). Needs the admin token unless registration is open. Cancelling a
+    played finish and count). Needs the admin token, open registration or not. Cancelling a
     cancelled or finished league changes nothing.
     """
 
@@ -62,7 +62,7 @@ class LeagueServiceAsyncStub(LeagueServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateLeague: _aio.UnaryUnaryMultiCallable[_league_pb2.CreateLeagueRequest, _league_pb2.CreateLeagueResponse]  # type: ignore[assignment]
     """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
-    Needs the admin token unless registration is open.
+    Needs the admin token, open registration or not (see registry.proto, "The admin token").
     INVALID_ARGUMENT, naming the bot and the game, when a bot is not registered for its game.
     """
     GetLeague: _aio.UnaryUnaryMultiCallable[_league_pb2.GetLeagueRequest, _league_pb2.GetLeagueResponse]  # type: ignore[assignment]
@@ -76,7 +76,7 @@ class LeagueServiceAsyncStub(LeagueServiceStub):
     """
     CancelLeague: _aio.UnaryUnaryMultiCallable[_league_pb2.CancelLeagueRequest, _league_pb2.CancelLeagueResponse]  # type: ignore[assignment]
     """Cancel a league: its queued matches are dropped without being played (matches already being
-    played finish and count). Needs the admin token unless registration is open. Cancelling a
+    played finish and count). Needs the admin token, open registration or not. Cancelling a
     cancelled or finished league changes nothing.
     """
 
@@ -90,7 +90,7 @@ class LeagueServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_league_pb2.CreateLeagueResponse, _abc.Awaitable[_league_pb2.CreateLeagueResponse]]:
         """Schedule a league and queue its matches, all at once: a league exists whole or not at all.
-        Needs the admin token unless registration is open.
+        Needs the admin token, open registration or not (see registry.proto, "The admin token").
         INVALID_ARGUMENT, naming the bot and the game, when a bot is not registered for its game.
         """
 
@@ -128,7 +128,7 @@ class LeagueServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_league_pb2.CancelLeagueResponse, _abc.Awaitable[_league_pb2.CancelLeagueResponse]]:
         """Cancel a league: its queued matches are dropped without being played (matches already being
-        played finish and count). Needs the admin token unless registration is open. Cancelling a
+        played finish and count). Needs the admin token, open registration or not. Cancelling a
         cancelled or finished league changes nothing.
         """
 

@@ -4,11 +4,13 @@ isort:skip_file
 Matches: starting them, listing them, watching them live, and their full records once finished.
 
 Errors (gRPC status codes): INVALID_ARGUMENT for an unknown game, a wrong number of bots, a bot
-that is not registered (RegisterBot) for the match's game, bad options or a bad deck, a page_token
-the server did not give out, or a request whose bytes do not decode; NOT_FOUND for an unknown
-match id; FAILED_PRECONDITION for a record asked for before its match has ended. An error's
-details repeat at most 80 characters of any value the client sent (longer ones are cut, saying
-their length).
+that is not registered (RegisterBot) for the match's game, bad options or a bad deck, a time
+control out of its bounds (TimeControl, in common.proto), a page_token the server did not give
+out, or a request whose bytes do not decode; NOT_FOUND for an unknown match id;
+FAILED_PRECONDITION for a record asked for before its match has ended; PERMISSION_DENIED for
+StartMatch without the admin token, RESOURCE_EXHAUSTED for it from an address locked out for
+wrong admin tokens (see registry.proto, "The admin token"). An error's details repeat at most 80
+characters of any value the client sent (longer ones are cut, saying their length).
 """
 
 from arena.v1 import common_pb2 as _common_pb2

@@ -62,10 +62,10 @@ class MatchServiceServicer:
     """
 
     def StartMatch(self, request, context):
-        """Start a match between connected bots; returns its id once it runs. A bot already playing as
-        many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
-        matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
-        names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
+        """Start a match between connected bots; returns its id once it runs. Needs the admin token. A
+        bot already playing as many matches as it asked for (Hello.max_concurrent_matches) is waited
+        for until one of its matches ends, up to 30 seconds and never past the call's deadline; then
+        FAILED_PRECONDITION names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
         node that is shutting down (it lets its matches end and starts no more): ask another node.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

@@ -4,11 +4,13 @@ isort:skip_file
 Matches: starting them, listing them, watching them live, and their full records once finished.
 
 Errors (gRPC status codes): INVALID_ARGUMENT for an unknown game, a wrong number of bots, a bot
-that is not registered (RegisterBot) for the match's game, bad options or a bad deck, a page_token
-the server did not give out, or a request whose bytes do not decode; NOT_FOUND for an unknown
-match id; FAILED_PRECONDITION for a record asked for before its match has ended. An error's
-details repeat at most 80 characters of any value the client sent (longer ones are cut, saying
-their length).
+that is not registered (RegisterBot) for the match's game, bad options or a bad deck, a time
+control out of its bounds (TimeControl, in common.proto), a page_token the server did not give
+out, or a request whose bytes do not decode; NOT_FOUND for an unknown match id;
+FAILED_PRECONDITION for a record asked for before its match has ended; PERMISSION_DENIED for
+StartMatch without the admin token, RESOURCE_EXHAUSTED for it from an address locked out for
+wrong admin tokens (see registry.proto, "The admin token"). An error's details repeat at most 80
+characters of any value the client sent (longer ones are cut, saying their length).
 """
 
 from arena.v1 import match_pb2 as _match_pb2
@@ -42,10 +44,10 @@ class MatchServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> MatchServiceAsyncStub: ...
     StartMatch: _grpc.UnaryUnaryMultiCallable[_match_pb2.StartMatchRequest, _match_pb2.StartMatchResponse]
-    """Start a match between connected bots; returns its id once it runs. A bot already playing as
-    many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
-    matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
-    names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
+    """Start a match between connected bots; returns its id once it runs. Needs the admin token. A
+    bot already playing as many matches as it asked for (Hello.max_concurrent_matches) is waited
+    for until one of its matches ends, up to 30 seconds and never past the call's deadline; then
+    FAILED_PRECONDITION names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
     node that is shutting down (it lets its matches end and starts no more): ask another node.
     """
     GetMatchRecord: _grpc.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]
@@ -75,10 +77,10 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     StartMatch: _aio.UnaryUnaryMultiCallable[_match_pb2.StartMatchRequest, _match_pb2.StartMatchResponse]  # type: ignore[assignment]
-    """Start a match between connected bots; returns its id once it runs. A bot already playing as
-    many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
-    matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
-    names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
+    """Start a match between connected bots; returns its id once it runs. Needs the admin token. A
+    bot already playing as many matches as it asked for (Hello.max_concurrent_matches) is waited
+    for until one of its matches ends, up to 30 seconds and never past the call's deadline; then
+    FAILED_PRECONDITION names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
     node that is shutting down (it lets its matches end and starts no more): ask another node.
     """
     GetMatchRecord: _aio.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]  # type: ignore[assignment]
@@ -111,10 +113,10 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_pb2.StartMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_pb2.StartMatchResponse, _abc.Awaitable[_match_pb2.StartMatchResponse]]:
-        """Start a match between connected bots; returns its id once it runs. A bot already playing as
-        many matches as it asked for (Hello.max_concurrent_matches) is waited for until one of its
-        matches ends, up to 30 seconds and never past the call's deadline; then FAILED_PRECONDITION
-        names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
+        """Start a match between connected bots; returns its id once it runs. Needs the admin token. A
+        bot already playing as many matches as it asked for (Hello.max_concurrent_matches) is waited
+        for until one of its matches ends, up to 30 seconds and never past the call's deadline; then
+        FAILED_PRECONDITION names the busy bot. A bot connected nowhere is FAILED_PRECONDITION at once. UNAVAILABLE from a
         node that is shutting down (it lets its matches end and starts no more): ask another node.
         """
 

@@ -7,8 +7,21 @@ Errors (gRPC status codes): INVALID_ARGUMENT for an empty or malformed name, an 
 request whose bytes do not decode; ALREADY_EXISTS for a name already taken, regardless of case
 ("Alice" is taken once "alice" is registered); NOT_FOUND for a bot that is not registered;
 PERMISSION_DENIED for an admin call without the admin token (metadata
-`authorization: Bearer <token>`). An error's details repeat at most 80 characters of any value
-the client sent (longer ones are cut, saying their length).
+`authorization: Bearer <token>`); RESOURCE_EXHAUSTED for a call that says a token from an address
+locked out for wrong admin tokens (below). An error's details repeat at most 80 characters of any
+value the client sent (longer ones are cut, saying their length).
+
+The admin token. The calls that need it are PERMISSION_DENIED without it: RegisterBot (unless
+registration is open), RevokeToken, RotateToken, MatchService.StartMatch, LeagueService's
+CreateLeague and CancelLeague, LadderService's CreateLadder, PauseLadder, ResumeLadder and
+RetireBot. Others answer the admin more (RegisterBot without the per-address rate limit, a
+league's seed). Every call that says a token that is not the admin token counts against the
+caller's address: past 10 wrong ones (`arena serve --admin-token-failures`) the address is locked
+out for 30 s (`--lockout-seconds`), twice as long at each further wrong one, up to an hour. While
+it is, every call from it that says a token, the right one too, is RESOURCE_EXHAUSTED ("too many
+wrong admin tokens from your address: try again in N s") and the token is not looked at. A call
+that says no token is not counted, and is answered as without the lockout. Wrong tokens are
+forgotten after ten minutes without one, not on a right one.
 
 The games a bot registers for are kept with it and enforced: its Hello may name only those games
 (any other is refused with INVALID_ARGUMENT), and a match or league in another game that names it

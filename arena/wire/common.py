@@ -149,6 +149,23 @@ def duration_from_proto(message: duration_pb2.Duration) -> float:
     return message.ToNanoseconds() / 1_000_000_000
 
 
+MAX_NANOS = 999_999_999
+"""The largest ``nanos`` of a ``google.protobuf.Duration`` (its definition: a second is ``seconds``)."""
+
+
+def checked_duration_from_proto(message: duration_pb2.Duration, field: str) -> float:
+    """``duration_from_proto`` of a Duration a client sent (``field`` names it); ``WireError`` for
+    one that is none by its definition: ``nanos`` beyond a second, or of the other sign than ``seconds``."""
+    seconds, nanos = message.seconds, message.nanos
+    if not -MAX_NANOS <= nanos <= MAX_NANOS:
+        raise WireError(f"{field} is not a Duration: nanos must be between -{MAX_NANOS} and {MAX_NANOS}, not {nanos}")
+    if (seconds < 0 < nanos) or (nanos < 0 < seconds):
+        raise WireError(
+            f"{field} is not a Duration: seconds and nanos must have the same sign, not {seconds} and {nanos}"
+        )
+    return duration_from_proto(message)
+
+
 def timestamp_to_proto(unix_seconds: float) -> timestamp_pb2.Timestamp:
     """A ``google.protobuf.Timestamp`` of a Unix time in seconds (rounded to the nanosecond)."""
     message = timestamp_pb2.Timestamp()

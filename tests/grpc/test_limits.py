@@ -1,4 +1,5 @@
-"""Outsiders cannot lock bots out: connection, Hello and ping floods are capped on a real server.
+"""Outsiders cannot lock bots out: connection, Hello and ping floods are capped on a real server,
+and guesses of the admin token are locked out per address.
 
 Every flood is scaled down through ``Limits`` (a cap of 50 against 200 sockets, and so on) so the
 tests are bounded; each ends by checking that a legitimate bot still connects and plays.
@@ -9,23 +10,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 import grpc
 import pytest
 
+from arena.league.schedule import LeagueSpec
+from arena.referee.timecontrol import TimeControl
+from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
     common_pb2,
+    ladder_pb2,
+    ladder_pb2_grpc,
     league_pb2,
     league_pb2_grpc,
     match_pb2,
     registry_pb2,
     registry_pb2_grpc,
 )
-from tests.grpc.harness import Arena, eventually, limited_arena
+from tests.grpc.harness import ADMIN_METADATA, Arena, eventually, limited_arena
 from tests.grpc.rawbot import RawBot
 from tests.proxy import StallingProxy
 
@@ -311,3 +317,121 @@ async def first_read(
     except grpc.aio.AioRpcError as error:
         return error.code()
     return None
+
+
+Metadata = Sequence[tuple[str, str]]
+WRONG_ADMIN = (("authorization", "Bearer not-the-admin-token"),)
+
+
+def admin_calls(arena: Arena) -> list[Callable[[Metadata], Awaitable[object]]]:
+    """One call of each RPC that needs the admin token, to be made with the metadata given."""
+    matches, channel = arena.matches, arena.channel
+    registry = registry_pb2_grpc.RegistryServiceStub(channel)
+    leagues = league_pb2_grpc.LeagueServiceStub(channel)
+    ladders = ladder_pb2_grpc.LadderServiceStub(channel)
+    spec = league_pb2.LeagueSpec(game="5211", bot_names=["ann", "bob"])
+    return [
+        lambda m: matches.StartMatch(match_pb2.StartMatchRequest(game="5211", bot_names=["ann", "bob"]), metadata=m),
+        lambda m: registry.RegisterBot(registry_pb2.RegisterBotRequest(name="carol"), metadata=m),
+        lambda m: registry.RevokeToken(registry_pb2.RevokeTokenRequest(name="ann"), metadata=m),
+        lambda m: registry.RotateToken(registry_pb2.RotateTokenRequest(name="ann"), metadata=m),
+        lambda m: leagues.CreateLeague(league_pb2.CreateLeagueRequest(spec=spec), metadata=m),
+        lambda m: leagues.CancelLeague(league_pb2.CancelLeagueRequest(league_id="L1"), metadata=m),
+        lambda m: ladders.CreateLadder(
+            ladder_pb2.CreateLadderRequest(spec=ladder_pb2.LadderSpec(game="5211", players_per_match=2)), metadata=m
+        ),
+        lambda m: ladders.PauseLadder(ladder_pb2.PauseLadderRequest(ladder_id="LD1"), metadata=m),
+        lambda m: ladders.ResumeLadder(ladder_pb2.ResumeLadderRequest(ladder_id="LD1"), metadata=m),
+        lambda m: ladders.RetireBot(ladder_pb2.RetireBotRequest(bot_name="ann"), metadata=m),
+    ]
+
+
+async def status_of(call: Awaitable[object]) -> tuple[grpc.StatusCode, str]:
+    """The status a unary call ends with, and its details."""
+    try:
+        await call
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error.details() or ""
+    return grpc.StatusCode.OK, ""
+
+
+async def test_admin_token_guesses_are_locked_out_and_then_the_right_token_is_refused_too(arena: Arena) -> None:
+    """A trial made 300 wrong-token admin calls a second, without end. Wrong tokens on every admin RPC
+    count together against the address (10 by default); then every call that says a token is refused
+    without it being compared, the admin's own too. Bot tokens are counted apart."""
+    token = await arena.register("ann")
+    await arena.register("bob")
+    calls = admin_calls(arena)
+    for i in range(10):
+        code, details = await status_of(calls[i % len(calls)](WRONG_ADMIN))
+        assert code == grpc.StatusCode.PERMISSION_DENIED, (i, details)
+    locked = "too many wrong admin tokens from your address: try again in 30 s"
+    for call in calls:
+        assert await status_of(call(WRONG_ADMIN)) == (grpc.StatusCode.RESOURCE_EXHAUSTED, locked)
+        assert await status_of(call(ADMIN_METADATA)) == (grpc.StatusCode.RESOURCE_EXHAUSTED, locked)
+    assert await arena.node.registry.names() == ["ann", "bob"]  # nothing was done by any of them
+    assert await hello_with(arena.address, token) is None  # a bot still says Hello from this address
+
+
+async def test_a_call_without_an_admin_token_is_no_guess(arena: Arena) -> None:
+    """A call that needs the admin token and says none learns nothing of it: refused, not counted
+    (an operator who forgot --admin-token is not locked out)."""
+    await arena.register("ann")
+    for call in admin_calls(arena) * 5:
+        code, details = await status_of(call(()))
+        assert code == grpc.StatusCode.PERMISSION_DENIED, details
+        assert await status_of(call((("authorization", "Bearer "),))) == (code, details)
+    rotate = registry_pb2_grpc.RegistryServiceStub(arena.channel).RotateToken
+    await rotate(registry_pb2.RotateTokenRequest(name="ann"), metadata=ADMIN_METADATA)
+
+
+async def test_a_wrong_admin_token_on_a_public_call_counts_as_a_guess(arena: Arena, leagues: LeagueService) -> None:
+    """GetLeague answers the admin with the league's seed: a wrong token there told a guesser as much
+    as a refusal would. It is counted; once locked out, a call saying a token is refused, and one
+    saying none is answered as ever."""
+    for name in ("ann", "bob"):
+        await arena.register(name)
+    await leagues.create(LeagueSpec("LS", "5211", 2, ("ann", "bob"), games_per_pairing=1, seed=7), TimeControl())
+    stub = league_pb2_grpc.LeagueServiceStub(arena.channel)
+    get = league_pb2.GetLeagueRequest(league_id="LS")
+    assert (await stub.GetLeague(get, metadata=ADMIN_METADATA)).league.spec.seed == 7
+    for _ in range(5):
+        assert not (await stub.GetLeague(get, metadata=WRONG_ADMIN)).league.spec.HasField("seed")
+        await stub.ListLeagues(league_pb2.ListLeaguesRequest(), metadata=WRONG_ADMIN)
+    for metadata in (WRONG_ADMIN, ADMIN_METADATA):
+        code, details = await status_of(stub.GetLeague(get, metadata=metadata))
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert details.startswith("too many wrong admin tokens from your address: try again in")
+    assert (await stub.GetLeague(get)).league.league_id == "LS"
+
+
+async def test_an_admin_lockout_ends_and_a_wrong_token_after_it_locks_the_address_again(
+    arena_redis: EmbeddedRedis,
+) -> None:
+    async with limited_arena(arena_redis, admin_token_failures=2, lockout_seconds=0.5) as arena:
+        await arena.register("ann")
+        rotate = registry_pb2_grpc.RegistryServiceStub(arena.channel).RotateToken
+        request = registry_pb2.RotateTokenRequest(name="ann")
+        for _ in range(2):
+            assert (await status_of(rotate(request, metadata=WRONG_ADMIN)))[0] == grpc.StatusCode.PERMISSION_DENIED
+        assert await status_of(rotate(request, metadata=ADMIN_METADATA)) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "too many wrong admin tokens from your address: try again in 1 s",
+        )
+        await asyncio.sleep(0.6)
+        await rotate(request, metadata=ADMIN_METADATA)
+        # The right token does not clear the count (a guesser behind the admin's address would go
+        # on between the admin's calls): one more wrong token locks the address again at once.
+        assert (await status_of(rotate(request, metadata=WRONG_ADMIN)))[0] == grpc.StatusCode.PERMISSION_DENIED
+        assert (await status_of(rotate(request, metadata=ADMIN_METADATA)))[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+async def test_refused_hellos_do_not_lock_the_admin_out(arena_redis: EmbeddedRedis) -> None:
+    async with limited_arena(arena_redis, hello_failures=2, lockout_seconds=60.0) as arena:
+        token = await arena.register("ann")
+        for guess in ("g1", "g2"):
+            assert await hello_with(arena.address, guess) is not None
+        refused = await hello_with(arena.address, token)
+        assert refused is not None and refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        rotate = registry_pb2_grpc.RegistryServiceStub(arena.channel).RotateToken
+        await rotate(registry_pb2.RotateTokenRequest(name="ann"), metadata=ADMIN_METADATA)

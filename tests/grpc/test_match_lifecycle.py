@@ -8,11 +8,13 @@ from typing import Any
 
 import grpc
 import pytest
+import redis.asyncio as aioredis
 
 from arena.league import schedule
 from arena.league.schedule import LeagueSpec
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
+from arena.store.redis_stores import key
 from arena.v1 import common_pb2, match_pb2
 from tests.grpc.harness import ADMIN_METADATA, Arena
 from tests.grpc.rawbot import random_chooser
@@ -214,3 +216,26 @@ async def test_a_league_match_s_record_is_found_by_its_scheduled_id(arena: Arena
         with pytest.raises(grpc.aio.AioRpcError) as missing:
             await arena.record(unknown)
         assert missing.value.code() is grpc.StatusCode.NOT_FOUND
+
+
+async def test_a_scheduled_id_whose_run_has_no_record_is_not_found_by_the_id_sent(
+    arena_client: aioredis.Redis, arena: Arena, leagues: LeagueService
+) -> None:
+    """A trial asked for a league match by its scheduled id once its run's record was gone: the
+    NOT_FOUND named the run id the server had resolved it to, not the id the client sent."""
+    for name in ("ann", "bob"):
+        await arena.connect(name)
+    await leagues.create(LeagueSpec("LG", "5211", 2, ("ann", "bob"), games_per_pairing=1, seed=1), TC)
+    await wait_done(leagues, "LG", 60)
+    scheduled = schedule.match_id("LG", 0)
+    run = (await arena.record(scheduled)).match_id
+    await arena_client.delete(key("record", run))  # lost, as a crash of the store's host may lose it
+    with pytest.raises(grpc.aio.AioRpcError) as missing:
+        await arena.record(scheduled)
+    assert missing.value.code() is grpc.StatusCode.NOT_FOUND
+    assert missing.value.details() == f"no match {scheduled!r}: the record of its run {run!r} is not stored"
+    watch = arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=scheduled))
+    with pytest.raises(grpc.aio.AioRpcError) as unwatchable:
+        await watch.read()
+    assert unwatchable.value.code() is grpc.StatusCode.NOT_FOUND
+    assert unwatchable.value.details() == missing.value.details()
