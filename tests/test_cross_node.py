@@ -182,9 +182,10 @@ async def test_every_node_lists_and_explains_the_matches_running_on_another(
             grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
         ):
             await a_runs_matches_that_b_lists(to_a, on_b, a.port, SiteData(b.node))
-        # Once node A has stopped (its matches aborted and recorded), node B lists them as finished.
+        # Once node A has stopped (its matches aborted and recorded), node B lists them as finished:
+        # the plain ones; the sealed one is held until its deal's other rotation has ended.
         listed = (await on_b.ListMatches(match_pb2.ListMatchesRequest())).matches
-        assert [m.state for m in listed] == [match_pb2.MATCH_STATE_FINISHED]
+        assert [m.state for m in listed] == [match_pb2.MATCH_STATE_FINISHED] * 2
         client = connect(redis7.url)
         try:  # a node stopping unlists its matches itself (the live nodes' sweep forgets it in the node list)
             assert set(await client.keys("arena:running*")) <= {b"arena:running-nodes"}
@@ -195,7 +196,7 @@ async def test_every_node_lists_and_explains_the_matches_running_on_another(
 async def a_runs_matches_that_b_lists(
     to_a: grpc.aio.Channel, on_b: match_pb2_grpc.MatchServiceAsyncStub, port: int, site_b: SiteData
 ) -> None:
-    """Two matches run on node A between silent bots connected there: one plain, one sealed."""
+    """Three matches run on node A between silent bots connected there: two plain, one sealed."""
     registry = registry_pb2_grpc.RegistryServiceStub(to_a)
     bots: list[RawBot] = []
     try:
@@ -206,10 +207,13 @@ async def a_runs_matches_that_b_lists(
         tc = common_pb2.TimeControl()
         tc.decision_allowance.seconds = 60
         on_a = match_pb2_grpc.MatchServiceStub(to_a)
-        plain = await on_a.StartMatch(
-            match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=3, time_control=tc),
-            metadata=ADMIN_METADATA,
-        )
+        plain, other = [
+            await on_a.StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=seats, seed=3, time_control=tc),
+                metadata=ADMIN_METADATA,
+            )
+            for seats in (["x", "y"], ["y", "x"])
+        ]
         sealed = await on_a.StartMatch(
             match_pb2.StartMatchRequest(
                 game="5211", bot_names=["y", "x"], seed=3, time_control=tc, seal="deal", seal_size=2
@@ -218,15 +222,14 @@ async def a_runs_matches_that_b_lists(
         )
         running = match_pb2.ListMatchesRequest(state=match_pb2.MATCH_STATE_RUNNING)
         here = (await on_a.ListMatches(running)).matches
-        assert {m.match_id for m in here} == {plain.match_id, sealed.match_id}
+        assert {m.match_id for m in here} == {plain.match_id, other.match_id}  # a sealed match is in no list
         there: list[match_pb2.MatchSummary] = []
         for _ in range(100):
             there = list((await on_b.ListMatches(running)).matches)
             if len(there) == 2:
                 break
             await asyncio.sleep(0.05)
-        # Node B lists node A's matches exactly as node A does: no more, no less (the sealed
-        # one's summary included, which says nothing of its cards).
+        # Node B lists node A's matches exactly as node A does: no more, no less.
         assert there == list(here)
         assert [(m.game, list(m.bot_names), m.state) for m in there if m.match_id == plain.match_id] == [
             ("5211", ["x", "y"], match_pb2.MATCH_STATE_RUNNING)
@@ -241,7 +244,7 @@ async def a_runs_matches_that_b_lists(
         none = await on_b.ListMatches(match_pb2.ListMatchesRequest(bot_name="nobody", state=running.state))
         assert not none.matches
         # So does node B's web site: its home page and the match's page (not the sealed one's).
-        assert {m["match_id"] for m in (await site_b.overview())["running"]} == {plain.match_id, sealed.match_id}
+        assert {m["match_id"] for m in (await site_b.overview())["running"]} == {plain.match_id, other.match_id}
         assert (await site_b.match(plain.match_id))["state"] == "running"
         with pytest.raises(NotFoundError, match="duplicate deal"):
             await site_b.match(sealed.match_id)

@@ -3,6 +3,8 @@
 A list walks the phases in order (:class:`Phase`): the running matches (with Redis, every node's,
 from the running index of :mod:`arena.store.running`; without, this node's), then the queued
 matches of active leagues, then the finished ones from the record store's index for the filters.
+A sealed match (a rotation of a duplicate deal) is in no phase's list until its deal is released,
+whoever asks: the running lists leave it out, and the record store holds its record apart.
 The filters apply inside each phase before a page is cut, so no page misses a match. Each call does
 bounded work: the running part is one range of the running index (at most its ``SCAN`` entries)
 or this node's matches, the finished part one index range, the queued part at most

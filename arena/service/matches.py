@@ -103,7 +103,8 @@ class RunningMatch:
     seats: list[RemoteSeat | RelaySeat]
     match: Match
     seal: str | None = None
-    """Set for a rotation of a duplicate deal: its events and record are withheld until ``unseal``."""
+    """Set for a rotation of a duplicate deal: it is listed nowhere, and its events and record are
+    withheld, until ``unseal``."""
     deal: str | None = None
     """Set for a match started ``one_at_a_time``: the deal whose one slot it holds beside its players'."""
     last_event: MatchEvent | None = None
@@ -198,8 +199,9 @@ class MatchManager:
         started there (as a worker of ``arena serve --workers`` does for bots that landed on a
         sibling), so that no seat of it is relayed; its id is still returned here.
 
-        A ``seal`` (a duplicate deal's rotations share one) withholds the match from spectators and
-        its record from everyone until ``unseal(seal)``: the other rotations play the same cards.
+        A ``seal`` (a duplicate deal's rotations share one) withholds the match from every list, its
+        events and its record from everyone until ``unseal(seal)``: the other rotations play the
+        same cards.
         With a ``seal_size``, the seal releases itself once that many matches under it have ended.
         ``one_at_a_time`` names a deal whose matches must not overlap (a league's or ladder's duplicate
         rotations: a bot in two at once would hold, in one, the cards its opponent holds in the
@@ -457,20 +459,20 @@ class MatchManager:
     async def running_list(
         self, query: MatchQuery, after: Position | None, limit: int
     ) -> tuple[list[MatchSummary], Position | None]:
-        """Up to ``limit`` running matches fitting ``query``, newest started first, after ``after``:
-        every node's with Redis (``RunningIndex.page``: the position to go on from, when its scan
-        bound cut the list short), else this node's (no position)."""
+        """Up to ``limit`` unsealed running matches fitting ``query``, newest started first, after
+        ``after``: every node's with Redis (``RunningIndex.page``: the position to go on from, when
+        its scan bound cut the list short), else this node's (no position)."""
         if self.listing is not None:
             return await self.listing.page(query, after, limit)
         return self.running_page(query, after, limit), None
 
     def running_page(self, query: MatchQuery, after: Position | None, limit: int) -> list[MatchSummary]:
-        """Up to ``limit`` of this node's running matches fitting ``query``, newest started first,
-        after ``after`` (bounded by its bots' capacity)."""
+        """Up to ``limit`` of this node's unsealed running matches fitting ``query``, newest started
+        first, after ``after`` (bounded by its bots' capacity)."""
         running = [
             info
             for m in self.running.values()
-            if query.fits(info := MatchSummary.of_record(m.match.record, running=True))
+            if m.seal is None and query.fits(info := MatchSummary.of_record(m.match.record, running=True))
         ]
         running.sort(key=lambda info: info.position, reverse=True)
         return [i for i in running if after is None or i.position < after][:limit]
@@ -498,11 +500,15 @@ class MatchManager:
         return record
 
     async def record(self, match_id: str, watching: bool = False) -> MatchRecord:
-        """The full record of a finished match. Raises ``MatchNotFinishedError`` for a running one
-        (``MatchElsewhereError`` if it runs on another node, ``MatchSealedError`` instead when
-        ``watching`` a sealed one there), ``MatchSealedError`` for a held one, else ``MatchNotFoundError``
-        naming ``match_id`` as it was asked for (a scheduled id too, whose run has no record)."""
-        if match_id not in self.running:
+        """The full record of a finished match. Raises ``MatchSealedError`` for a sealed one, running
+        (on any node) or held, naming no node; ``MatchNotFinishedError`` for another running one
+        (``MatchElsewhereError`` if it runs on another node: ``watching`` words it for a spectator);
+        else ``MatchNotFoundError`` naming ``match_id`` as it was asked for (a scheduled id too,
+        whose run has no record)."""
+        running = self.running.get(match_id)
+        if running is not None and running.seal is not None:
+            raise _sealed(match_id)
+        if running is None:
             await self._until_stored(match_id)
         if match_id in self.running or match_id in self._storing:
             raise MatchNotFinishedError(f"match {match_id} is still running; its record is released at the end")
@@ -512,7 +518,7 @@ class MatchManager:
         if record is None:
             entry = await self.listing.find(match_id) if self.listing is not None else None
             if entry is not None and self.listing is not None and entry.node != self.listing.node_id:
-                if watching and entry.sealed:
+                if entry.sealed:
                     raise _sealed(match_id)
                 where = f"on node {entry.node[:80]!r} (at {entry.address[:80]})"
                 text = (

@@ -9,6 +9,12 @@ The refereeing node lists a match when it starts it and unlists it when it ends:
 - ``arena:running-on:{node}`` → the ids a node referees, and ``arena:running-nodes`` → the nodes
   with any.
 
+A sealed match (a rotation of a duplicate deal) is in no list: it has its summary and its place
+among its node's ids (so that any node asked for it by id says it is sealed, and a dead node's
+entries are swept), never a place in a filter's set. A list skips a sealed entry in a set too (one
+that a node of an earlier version put there), counting it against its ``SCAN`` bound as it counts a
+dead node's.
+
 A node that dies leaves its entries behind: a list skips every match whose node has no heartbeat
 (``arena:node:{id}``, :mod:`arena.store.nodes`), each live node's heartbeat sweeps away a bounded
 part of the dead nodes' entries (:meth:`RunningIndex.sweep`), and a node starting under an id
@@ -69,14 +75,16 @@ class RunningIndex:
         self.node_id = node_id
 
     async def started(self, info: MatchSummary, sealed: bool) -> None:
-        """List a match this node referees (``info.started_at`` orders it)."""
+        """List a match this node referees (``info.started_at`` orders it); a ``sealed`` one is
+        only known by its id (:meth:`find`), in no list."""
         entry = RunningEntry(info, self.node_id, sealed)
         async with self.r.pipeline(transaction=True) as pipe:
             pipe.set(key("running-match", info.match_id), entry.to_json())
             pipe.sadd(key("running-on", self.node_id), info.match_id)
             pipe.sadd(NODES_KEY, self.node_id)
-            for name in index_names(info):
-                pipe.zadd(running_key(name), {info.match_id: info.started_at})
+            if not sealed:
+                for name in index_names(info):
+                    pipe.zadd(running_key(name), {info.match_id: info.started_at})
             await pipe.execute()
 
     async def ended(self, info: MatchSummary) -> None:
@@ -95,10 +103,10 @@ class RunningIndex:
     async def page(
         self, query: MatchQuery, after: Position | None, limit: int
     ) -> tuple[list[MatchSummary], Position | None]:
-        """Up to ``limit`` summaries of running matches of live nodes fitting ``query``, newest
-        started first, strictly after ``after``; and, when ``SCAN`` entries were looked at before
-        ``limit`` were found, the position of the last one (the list goes on from there; None:
-        the index holds no more, or ``limit`` were found)."""
+        """Up to ``limit`` summaries of unsealed running matches of live nodes fitting ``query``,
+        newest started first, strictly after ``after``; and, when ``SCAN`` entries were looked at
+        before ``limit`` were found, the position of the last one (the list goes on from there;
+        None: the index holds no more, or ``limit`` were found)."""
         name = running_key(query.index_keys())
         top = "+inf" if after is None else repr(after[0])
         found: list[MatchSummary] = []
@@ -115,7 +123,7 @@ class RunningIndex:
             budget -= len(pairs)
             positions = [(float(score), text(member)) for member, score in pairs]
             fresh = [p for p in positions if after is None or p < after]
-            for position, info in zip(fresh, await self._live(p[1] for p in fresh), strict=True):
+            for position, info in zip(fresh, await self._listed(p[1] for p in fresh), strict=True):
                 last = position
                 if info is not None and query.fits(info):
                     found.append(info)
@@ -125,15 +133,17 @@ class RunningIndex:
                 return found, None
         return found, last
 
-    async def _live(self, match_ids: Iterable[str]) -> list[MatchSummary | None]:
-        """The summaries of these matches, None for one that ended or whose node is dead."""
+    async def _listed(self, match_ids: Iterable[str]) -> list[MatchSummary | None]:
+        """The summaries of these matches, None for one that ended, whose node is dead, or that is
+        sealed (an earlier version indexed sealed matches too)."""
         ids = list(match_ids)
         if not ids:
             return []
         raws = await self.r.mget([key("running-match", i) for i in ids])
         entries = [RunningEntry.from_json(raw) if raw is not None else None for raw in raws]
-        alive = await self._alive({e.node for e in entries if e is not None})
-        return [e.info if e is not None and e.node in alive else None for e in entries]
+        shown = [e if e is not None and not e.sealed else None for e in entries]
+        alive = await self._alive({e.node for e in shown if e is not None})
+        return [e.info if e is not None and e.node in alive else None for e in shown]
 
     async def _alive(self, nodes: set[str]) -> dict[str, str]:
         """The live ones of ``nodes``, with the address each heartbeat gives."""

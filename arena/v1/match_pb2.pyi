@@ -103,10 +103,10 @@ class StartMatchRequest(_message.Message):
     """
     seal: _builtins.str
     """Set for the rotations of one duplicate deal (the same seed or deck, seats rotated), with
-    `seal_size` the number of rotations: each is hidden from spectators (WatchMatch) and its record
-    from everyone (GetMatchRecord) until `seal_size` matches started under this
-    seal have ended, so no bot can read the cards from a rotation that ended first. 1-128 letters,
-    digits, '.', '_' or '-'. Empty = not sealed.
+    `seal_size` the number of rotations: each is listed nowhere (ListMatches), watched by no one
+    (WatchMatch) and its record read by no one (GetMatchRecord), the admin included, until
+    `seal_size` matches started under this seal have ended, so no bot can read the cards from a
+    rotation that ended first. 1-128 letters, digits, '.', '_' or '-'. Empty = not sealed.
     """
     seal_size: _builtins.int
     """How many matches the seal holds (2 to 16); required with `seal`."""

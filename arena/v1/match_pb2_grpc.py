@@ -74,7 +74,8 @@ class MatchServiceServicer:
 
     def GetMatchRecord(self, request, context):
         """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
-        match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
+        match has not ended (on any node: the message names the node refereeing it), and for a sealed
+        match, running or ended, until its whole deal has ended (naming no node); NOT_FOUND for an
         unknown id. Asked as its match ends, it waits for the record to be stored. A league's or ladder's
         match may be asked for by the id it is listed under while queued (LEAGUE.00012): the answer is the
         record of the run whose result counted (LEAGUE.00012.<run>).
@@ -88,7 +89,10 @@ class MatchServiceServicer:
         nodes sharing one Redis; newest started first), then queued league and ladder matches (PENDING;
         newest league or ladder first, each in the order it plays them), then finished ones (newest ended first). A
         page may hold fewer than page_size summaries while next_page_token is set (the server bounds
-        the work of one call); keep paging until it is empty.
+        the work of one call); keep paging until it is empty. A sealed match (a rotation of a duplicate
+        deal: a league's or ladder's with duplicate_deals, or StartMatchRequest.seal) is on no page,
+        running or finished, for any caller, the admin included, until every rotation of its deal has
+        ended; queued, it is listed as PENDING.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -97,8 +101,8 @@ class MatchServiceServicer:
     def WatchMatch(self, request, context):
         """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
         the node refereeing a running match streams it: asked of another node of the arena, the call
-        fails with FAILED_PRECONDITION naming the referee's node id and address (a rotation of a sealed
-        deal still being played is FAILED_PRECONDITION on every node, naming no node).
+        fails with FAILED_PRECONDITION naming the referee's node id and address (a sealed match, running
+        or ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -52,7 +52,8 @@ class MatchServiceStub:
     """
     GetMatchRecord: _grpc.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
-    match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
+    match has not ended (on any node: the message names the node refereeing it), and for a sealed
+    match, running or ended, until its whole deal has ended (naming no node); NOT_FOUND for an
     unknown id. Asked as its match ends, it waits for the record to be stored. A league's or ladder's
     match may be asked for by the id it is listed under while queued (LEAGUE.00012): the answer is the
     record of the run whose result counted (LEAGUE.00012.<run>).
@@ -62,13 +63,16 @@ class MatchServiceStub:
     nodes sharing one Redis; newest started first), then queued league and ladder matches (PENDING;
     newest league or ladder first, each in the order it plays them), then finished ones (newest ended first). A
     page may hold fewer than page_size summaries while next_page_token is set (the server bounds
-    the work of one call); keep paging until it is empty.
+    the work of one call); keep paging until it is empty. A sealed match (a rotation of a duplicate
+    deal: a league's or ladder's with duplicate_deals, or StartMatchRequest.seal) is on no page,
+    running or finished, for any caller, the admin included, until every rotation of its deal has
+    ended; queued, it is listed as PENDING.
     """
     WatchMatch: _grpc.UnaryStreamMultiCallable[_match_pb2.WatchMatchRequest, _match_pb2.WatchMatchResponse]
     """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
     the node refereeing a running match streams it: asked of another node of the arena, the call
-    fails with FAILED_PRECONDITION naming the referee's node id and address (a rotation of a sealed
-    deal still being played is FAILED_PRECONDITION on every node, naming no node).
+    fails with FAILED_PRECONDITION naming the referee's node id and address (a sealed match, running
+    or ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
     """
 
 @_typing.type_check_only
@@ -85,7 +89,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """
     GetMatchRecord: _aio.UnaryUnaryMultiCallable[_match_pb2.GetMatchRecordRequest, _match_pb2.GetMatchRecordResponse]  # type: ignore[assignment]
     """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
-    match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
+    match has not ended (on any node: the message names the node refereeing it), and for a sealed
+    match, running or ended, until its whole deal has ended (naming no node); NOT_FOUND for an
     unknown id. Asked as its match ends, it waits for the record to be stored. A league's or ladder's
     match may be asked for by the id it is listed under while queued (LEAGUE.00012): the answer is the
     record of the run whose result counted (LEAGUE.00012.<run>).
@@ -95,13 +100,16 @@ class MatchServiceAsyncStub(MatchServiceStub):
     nodes sharing one Redis; newest started first), then queued league and ladder matches (PENDING;
     newest league or ladder first, each in the order it plays them), then finished ones (newest ended first). A
     page may hold fewer than page_size summaries while next_page_token is set (the server bounds
-    the work of one call); keep paging until it is empty.
+    the work of one call); keep paging until it is empty. A sealed match (a rotation of a duplicate
+    deal: a league's or ladder's with duplicate_deals, or StartMatchRequest.seal) is on no page,
+    running or finished, for any caller, the admin included, until every rotation of its deal has
+    ended; queued, it is listed as PENDING.
     """
     WatchMatch: _aio.UnaryStreamMultiCallable[_match_pb2.WatchMatchRequest, _match_pb2.WatchMatchResponse]  # type: ignore[assignment]
     """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
     the node refereeing a running match streams it: asked of another node of the arena, the call
-    fails with FAILED_PRECONDITION naming the referee's node id and address (a rotation of a sealed
-    deal still being played is FAILED_PRECONDITION on every node, naming no node).
+    fails with FAILED_PRECONDITION naming the referee's node id and address (a sealed match, running
+    or ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -127,7 +135,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_match_pb2.GetMatchRecordResponse, _abc.Awaitable[_match_pb2.GetMatchRecordResponse]]:
         """The full record of a finished match, enough to replay it exactly. FAILED_PRECONDITION while the
-        match has not ended (on any node: the message names the node refereeing it); NOT_FOUND for an
+        match has not ended (on any node: the message names the node refereeing it), and for a sealed
+        match, running or ended, until its whole deal has ended (naming no node); NOT_FOUND for an
         unknown id. Asked as its match ends, it waits for the record to be stored. A league's or ladder's
         match may be asked for by the id it is listed under while queued (LEAGUE.00012): the answer is the
         record of the run whose result counted (LEAGUE.00012.<run>).
@@ -143,7 +152,10 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         nodes sharing one Redis; newest started first), then queued league and ladder matches (PENDING;
         newest league or ladder first, each in the order it plays them), then finished ones (newest ended first). A
         page may hold fewer than page_size summaries while next_page_token is set (the server bounds
-        the work of one call); keep paging until it is empty.
+        the work of one call); keep paging until it is empty. A sealed match (a rotation of a duplicate
+        deal: a league's or ladder's with duplicate_deals, or StartMatchRequest.seal) is on no page,
+        running or finished, for any caller, the admin included, until every rotation of its deal has
+        ended; queued, it is listed as PENDING.
         """
 
     @_abc_1.abstractmethod
@@ -154,8 +166,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_match_pb2.WatchMatchResponse], _abc.AsyncIterator[_match_pb2.WatchMatchResponse]]:
         """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
         the node refereeing a running match streams it: asked of another node of the arena, the call
-        fails with FAILED_PRECONDITION naming the referee's node id and address (a rotation of a sealed
-        deal still being played is FAILED_PRECONDITION on every node, naming no node).
+        fails with FAILED_PRECONDITION naming the referee's node id and address (a sealed match, running
+        or ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

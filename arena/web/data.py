@@ -27,6 +27,7 @@ from arena.errors import (
     LadderNotFoundError,
     LeaguesUnavailableError,
     MatchElsewhereError,
+    MatchSealedError,
     NotFoundError,
     NotRegisteredForGameError,
     echo,
@@ -395,23 +396,22 @@ class SiteData:
     async def match(self, match_id: str) -> dict[str, Any]:
         """A match: running (on any node, with Redis), or finished (its summary, faults and replay address).
 
-        Raises ``NotFoundError`` for an unknown match, or one withheld until its duplicate deal is over.
+        Raises ``NotFoundError`` for an unknown match, or a sealed one (running or held) withheld until
+        its duplicate deal is over.
         """
         match_id = match_id[:MAX_FILTER]
         running = self.node.matches.running.get(match_id)
-        if running is not None:
-            if running.seal is not None:
-                raise NotFoundError(_SEALED.format(echo(match_id)))
+        if running is not None and running.seal is None:
             info = MatchSummary.of_record(running.match.record, running=True)
             return match_json(info) | {"faults": []}
         try:
-            record = await self.node.matches.record(match_id)
+            record = await self.node.matches.record(match_id)  # sealed, running anywhere or held: refused
+        except MatchSealedError as error:
+            raise NotFoundError(_SEALED.format(echo(match_id))) from error
         except MatchElsewhereError as error:
             elsewhere = await self.node.matches.listing.find(match_id) if self.node.matches.listing else None
             if elsewhere is None:  # it ended meanwhile
                 raise NotFoundError(f"no match {echo(match_id)} running or finished now: reload the page") from error
-            if elsewhere.sealed:
-                raise NotFoundError(_SEALED.format(echo(match_id))) from error
             return match_json(elsewhere.info) | {"faults": []}
         except KeyError as error:
             raise NotFoundError(f"no finished match {echo(match_id)}, and none running") from error
@@ -436,10 +436,13 @@ class SiteData:
         Raises ``NotFoundError`` while the match runs, is withheld, or for an unknown one.
         """
         match_id = match_id[:MAX_FILTER]
-        if match_id in self.node.matches.running:
+        running = self.node.matches.running.get(match_id)
+        if running is not None and running.seal is None:
             raise NotFoundError(f"match {echo(match_id)} is still running: its replay is released at its end")
         try:
             record = await self.node.matches.record(match_id)
+        except MatchSealedError as error:
+            raise NotFoundError(_SEALED.format(echo(match_id))) from error
         except KeyError as error:
             raise NotFoundError(f"no finished match {echo(match_id)}") from error
         except ArenaError as error:

@@ -10,9 +10,10 @@ import redis.asyncio as aioredis
 
 from arena.referee.timecontrol import TimeControl
 from arena.store import running as running_module
-from arena.store.match_index import MatchQuery, MatchSummary, Phase
+from arena.store.match_index import MatchQuery, MatchSummary, Phase, index_names
 from arena.store.nodes import NodeDirectory
-from arena.store.running import RunningIndex
+from arena.store.redis_stores import key
+from arena.store.running import NODES_KEY, RunningEntry, RunningIndex, running_key
 
 
 def info(
@@ -42,7 +43,7 @@ async def every_page(index: RunningIndex, query: MatchQuery, limit: int) -> list
 async def test_a_node_lists_every_live_nodes_matches_filtered_then_paged(client: aioredis.Redis) -> None:
     a, b = await live(client, "node-a"), await live(client, "node-b")
     await a.started(info("m1", 10.0), sealed=False)
-    await a.started(info("m2", 11.0, ("cat", "ann")), sealed=True)
+    await a.started(info("m2", 11.0, ("cat", "ann")), sealed=False)
     await b.started(info("m3", 11.0, ("bob", "cat"), game="azul"), sealed=False)  # ties with m2's start
     await b.started(info("L1234abcd.00001.a", 12.0), sealed=False)
     everything = ["L1234abcd.00001.a", "m3", "m2", "m1"]
@@ -112,3 +113,47 @@ async def test_a_list_bounded_by_its_scan_goes_on_from_where_it_stopped(
     assert page == [] and resume == (12.0, "g2")  # four stale entries looked at
     page, resume = await a.page(MatchQuery(), resume, 3)
     assert [i.match_id for i in page] == ["m1"] and resume is None
+
+
+async def test_a_sealed_match_is_in_no_list_index_and_is_found_as_sealed(client: aioredis.Redis) -> None:
+    """A rotation of a duplicate deal is listed to no one while it runs (nor once it ends, until its
+    deal is over); the node asked for it by id still learns that it is sealed."""
+    a, b = await live(client, "node-a"), await live(client, "node-b")
+    await a.started(info("m1", 10.0), sealed=False)
+    await a.started(info("m2", 11.0), sealed=True)
+    for query in (MatchQuery(), MatchQuery(bot="ann"), MatchQuery(game="5211", bot="bob")):
+        assert await every_page(b, query, 1) == ["m1"]
+    indexes = [k for k in cast(list[bytes], await client.keys("arena:running*")) if await client.type(k) == b"zset"]
+    assert len(indexes) == 6 and [k for k in indexes if await client.zscore(k, "m2") is not None] == []
+    found = await b.find("m2")
+    assert found is not None and (found.node, found.sealed) == ("node-a", True)
+    await a.ended(info("m2", 11.0))
+    assert await b.find("m2") is None and await client.sismember("arena:running-on:node-a", "m2") == 0
+
+
+async def index_as_an_older_node_did(client: aioredis.Redis, node: str, listed: MatchSummary, sealed: bool) -> None:
+    """List a running match as a node of an earlier version did: in every list index, even sealed."""
+    async with client.pipeline(transaction=True) as pipe:
+        pipe.set(key("running-match", listed.match_id), RunningEntry(listed, node, sealed).to_json())
+        pipe.sadd(key("running-on", node), listed.match_id)
+        pipe.sadd(NODES_KEY, node)
+        for name in index_names(listed):
+            pipe.zadd(running_key(name), {listed.match_id: listed.started_at})
+        await pipe.execute()
+
+
+async def test_sealed_entries_an_older_node_indexed_are_skipped_and_the_list_goes_on_past_them(
+    client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, a = await live(client, "node-old"), await live(client, "node-a")
+    for n in range(5):
+        await index_as_an_older_node_did(client, old.node_id, info(f"s{n}", 20.0 + n), sealed=True)
+    await a.started(info("m1", 1.0), sealed=False)
+    await a.started(info("m2", 2.0), sealed=False)
+    assert await a.page(MatchQuery(), None, 2) == ([info("m2", 2.0), info("m1", 1.0)], None)  # a full page
+    monkeypatch.setattr(running_module, "SCAN", 4)
+    page, resume = await a.page(MatchQuery(), None, 2)
+    assert page == [] and resume == (21.0, "s1")  # four sealed entries looked at: the list goes on
+    page, resume = await a.page(MatchQuery(), resume, 2)
+    assert [i.match_id for i in page] == ["m2", "m1"] and resume is None
+    assert await every_page(a, MatchQuery(bot="ann"), 1) == ["m2", "m1"]
