@@ -496,6 +496,31 @@ class LeagueStore:
             results.extend(json.loads(v) for v in values if v)
         return results
 
+    async def results_before(self, league_id: str, before: int | None, count: int) -> list[tuple[int, dict[str, Any]]]:
+        """Up to ``count`` stored results, newest first, from those stored before position
+        ``before`` in the order of arrival (None: the newest), each with its position: one page's
+        worth of reads, whatever the league's size. The order never changes (results are only
+        appended), so a position is a stable place to go on from."""
+        results_key = self._key(league_id, "results")
+        stored = int(await self.r.llen(results_key))
+        end = stored if before is None else min(before, stored)
+        start = max(0, end - count)
+        if end <= 0 or count <= 0:
+            return []
+        ids = [text(i) for i in await self.r.lrange(results_key, start, end - 1)]
+        values = await self.r.mget([key("result", f"{league_id}:{i}") for i in ids]) if ids else []
+        found = [(start + offset, json.loads(v)) for offset, v in enumerate(values) if v]
+        return found[::-1]
+
+    async def deal_counts(self, league_id: str, deal_ids: Sequence[str]) -> dict[str, int]:
+        """How many results of each of these deals are stored (one pipelined LLEN a deal)."""
+        unique = list(dict.fromkeys(deal_ids))
+        async with self.r.pipeline(transaction=False) as pipe:
+            for deal_id in unique:
+                pipe.llen(self._key(league_id, f"deal:{deal_id}"))
+            counts = await pipe.execute()
+        return {deal_id: int(n) for deal_id, n in zip(unique, counts, strict=True)}
+
     async def run_of(self, match_id: str) -> str | None:
         """The record id of the run whose result counted for a league's or ladder's match, by the
         match's scheduled id (``LEAGUE.00012``: each run is ``LEAGUE.00012.<random>``); None for any

@@ -1,9 +1,10 @@
 """What each page of the web site shows, read from one node's services with bounded work.
 
 Every function here answers one page (and the JSON API behind it) with a JSON-ready dict. Each
-reads a bounded amount: a page of a match index, the most recent leagues, one league's results
-(bounded by the largest league a node schedules), this node's connected bots, a page of the running
-matches (every node's, with Redis), never a scan of the whole store. Finished replays are computed
+reads a bounded amount: a page of a match index, the most recent leagues, a page of one league's
+results (``LEAGUE_RESULTS_SCANNED`` at most), this node's connected bots, a page of the running
+matches (every node's, with Redis), never a scan of the whole store. A league's chart reads its
+results once per new result, whoever asks (``CHART_CACHE_SIZE``). Finished replays are computed
 off the event loop and kept for the last ``REPLAY_CACHE_SIZE`` matches asked (records never change).
 
 A competition's board (:func:`league_board`, :func:`ladder_board`) has one shape for leagues and
@@ -60,6 +61,10 @@ RECENT_MATCHES = 20
 RUNNING_SHOWN = 50
 LEAGUE_RUNNING_SHOWN = 500
 """Running matches a league's match list shows (before its results)."""
+LEAGUE_RESULTS_SCANNED = 500
+"""Results one page of a league's match list reads at most (its filters may skip many)."""
+RESULTS_CHUNK = 2 * PAGE_SIZE
+"""Results read from the store at a time while a page fills."""
 _SEALED = "match {} is not shown until its duplicate deal is over"
 BOTS_SHOWN = 200
 CHART_LEADERS = 5
@@ -81,6 +86,29 @@ KIT_LANGUAGES = {
 """The language of each starter kit, by the client name its Hello sends (clients/*)."""
 
 RulesOf = Callable[[str], GameRules[Any, Any, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class LeaguePage:
+    """Where a page of a league's match list starts: at an offset in its running matches (the
+    first page: 0), or among its results stored before a position (``LeagueStore.results_before``).
+    Its token is ``r<offset>`` or ``s<position>``; the empty token is the first page."""
+
+    running: int | None = None
+    before: int | None = None
+
+    @classmethod
+    def parse(cls, token: str) -> LeaguePage:
+        """The page a token names; ``BadFilterError`` naming it for one no page gave."""
+        if not token:
+            return cls(running=0)
+        kind, number = token[:1], token[1:]
+        if kind in ("r", "s") and number.isdigit() and len(number) <= 18:
+            return cls(running=int(number)) if kind == "r" else cls(before=int(number))
+        raise BadFilterError(f"page must be a token a league's match list gave, not {echo(token)}")
+
+    def token(self) -> str:
+        return f"r{self.running}" if self.running is not None else f"s{self.before}"
 
 
 @dataclasses.dataclass
@@ -361,13 +389,10 @@ class SiteData:
 
     async def _league_matches(self, league: str, game: str, bot: str, phase: Phase | None, page: str) -> dict[str, Any]:
         """A league's matches: its running ones (up to ``LEAGUE_RUNNING_SHOWN``, every node's with
-        Redis), then its results (newest first), by offset."""
-        try:
-            offset = int(page or 0)
-        except ValueError:
-            offset = -1
-        if offset < 0:
-            raise BadFilterError(f"page must be a whole number for a league's matches, not {echo(page)}")
+        Redis), then its results, newest first. A page reads at most ``LEAGUE_RESULTS_SCANNED``
+        results, whatever the league's size: a bot filter that matches few may give a short page,
+        with the place to go on from (``LeaguePage``)."""
+        at = LeaguePage.parse(page)
         leagues = self._leagues()
         try:
             info = await leagues.get(league)
@@ -376,22 +401,37 @@ class SiteData:
         if game and game != info.spec.game:
             return {"matches": [], "next_page": ""}
         rows: list[dict[str, Any]] = []
-        if phase is not Phase.FINISHED:
+        if phase is not Phase.FINISHED and at.running is not None:
             query = MatchQuery(bot=bot, phase=Phase.RUNNING, league=info.league_id)
             running, _ = await self.node.matches.running_list(query, None, LEAGUE_RUNNING_SHOWN)
-            rows += [match_json(i) for i in running]
-        if phase is not Phase.RUNNING:
-            stored_results = await leagues.store.results(info.league_id)
-            per_deal = Counter(str(r.get("deal_id")) for r in stored_results)
-            for stored in reversed(stored_results):
+            rows += [match_json(i) for i in running[at.running : at.running + PAGE_SIZE]]
+            if len(running) > at.running + PAGE_SIZE:
+                return {"matches": rows, "next_page": LeaguePage(running=at.running + PAGE_SIZE).token()}
+        if phase is Phase.RUNNING:
+            return {"matches": rows, "next_page": ""}
+        before, scanned = at.before, 0
+        while len(rows) < PAGE_SIZE and scanned < LEAGUE_RESULTS_SCANNED and before != 0:
+            chunk = await leagues.store.results_before(info.league_id, before, RESULTS_CHUNK)
+            if not chunk:
+                before = 0
+                break
+            whole = info.spec.players_per_match if info.spec.duplicate else 0
+            deals = (
+                await leagues.store.deal_counts(info.league_id, [str(r.get("deal_id")) for _, r in chunk])
+                if whole
+                else {}
+            )
+            for position, stored in chunk:
+                before, scanned = position, scanned + 1
                 result = StoredResult.from_dict(stored)
-                if info.spec.duplicate and per_deal[str(result.deal_id)] < info.spec.players_per_match:
+                if whole and deals.get(str(result.deal_id), 0) < whole:
                     continue  # a rotation of a deal still being played: nothing of it is shown yet
                 if not bot or bot in result.bots:
                     rows.append(result_json(result, info.spec.game, str(stored.get("record_id") or result.match_id)))
-        shown = rows[offset : offset + PAGE_SIZE]
-        more = len(rows) > offset + PAGE_SIZE
-        return {"matches": shown, "next_page": str(offset + PAGE_SIZE) if more else ""}
+                if len(rows) == PAGE_SIZE:
+                    break
+        following = LeaguePage(before=before).token() if before else ""
+        return {"matches": rows, "next_page": following}
 
     async def match(self, match_id: str) -> dict[str, Any]:
         """A match: running (on any node, with Redis), or finished (its summary, faults and replay address).
