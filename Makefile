@@ -74,8 +74,13 @@ test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute
 chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the store's host crashing mid-league
 	$(PY) benchmarks/chaos.py
 
+# The kits and the deploy checker build in the background meanwhile (scripts/prebuild.sh, at the lowest
+# priority), and their tests run last: by then they are built.
 pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the rest (servers, nodes, kits) one at a time
-	$(BIN)/pytest -q -n 2 --durations=10 $(UNIT)
+	@setsid scripts/prebuild.sh & prebuild=$$!; \
+	trap 'kill -- -'$$prebuild' 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	set -e; \
+	$(BIN)/pytest -q -n 2 --durations=10 $(UNIT); \
 	$(BIN)/pytest -q --durations=25 $(addprefix --ignore=,$(UNIT)) tests
 
 bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)

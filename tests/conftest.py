@@ -1,4 +1,4 @@
-"""Shared fixtures: real redis-server processes, started and stopped by the tests."""
+"""Shared fixtures: real redis-server processes, started and stopped by the tests; and the suite's order."""
 
 from __future__ import annotations
 
@@ -10,6 +10,21 @@ from pathlib import Path
 import pytest
 
 from arena.store.embedded import EmbeddedRedis
+
+BUILT_FIRST = ("clients", "test_deploy_files.py")
+"""The tests of what ``scripts/prebuild.sh`` builds (the kits, the deploy checker): run last, so that
+``make pytest``'s background build of them has had the rest of the suite's time."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Move the tests of ``BUILT_FIRST`` to the end, each group in its order."""
+    tests = Path(__file__).parent
+
+    def needs_a_build(item: pytest.Item) -> bool:
+        parts = item.path.relative_to(tests).parts if item.path.is_relative_to(tests) else ()
+        return bool(parts) and parts[0] in BUILT_FIRST
+
+    items.sort(key=needs_a_build)
 
 
 @pytest.fixture

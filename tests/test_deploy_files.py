@@ -42,6 +42,7 @@ from arena.cli.main import build_parser, web_address
 from arena.serve.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import league_pb2, league_pb2_grpc
+from tests.buildlock import build_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -74,19 +75,20 @@ def _stale(binary: Path) -> bool:
 @pytest.fixture(scope="session")
 def deploycheck() -> Path:
     """deploy/tools/deploycheck, built (or rebuilt when its sources changed) with the Go toolchain."""
-    if _stale(BINARY):
-        try:
-            result = subprocess.run(
-                ["go", "build", "-o", str(BINARY), "."],
-                cwd=TOOL,
-                capture_output=True,
-                text=True,
-                timeout=800,
-                check=False,
-            )
-        except FileNotFoundError:
-            pytest.fail("the Go toolchain (go) is needed to build deploy/tools/deploycheck")
-        assert result.returncode == 0, f"go build of deploy/tools/deploycheck failed:\n{result.stderr[-4000:]}"
+    with build_lock(TOOL, 800):  # scripts/prebuild.sh may be building it
+        if _stale(BINARY):
+            try:
+                result = subprocess.run(
+                    ["go", "build", "-o", str(BINARY), "."],
+                    cwd=TOOL,
+                    capture_output=True,
+                    text=True,
+                    timeout=800,
+                    check=False,
+                )
+            except FileNotFoundError:
+                pytest.fail("the Go toolchain (go) is needed to build deploy/tools/deploycheck")
+            assert result.returncode == 0, f"go build of deploy/tools/deploycheck failed:\n{result.stderr[-4000:]}"
     return BINARY
 
 

@@ -32,6 +32,7 @@ import pytest
 from arena.referee.timecontrol import TimeControl
 from arena.service.sessions import CloseReason
 from arena.v1 import bot_pb2, common_pb2
+from tests.buildlock import build_lock
 from tests.grpc.harness import Arena, eventually
 from tests.grpc.rawbot import RawBot
 from tests.records import check_record
@@ -104,7 +105,8 @@ def build_kit(language: str, timeout: float = BUILD_TIMEOUT) -> Path:
     """
     if language not in _built:
         kit = CLIENTS / language
-        code, output = run(["make", "-C", str(kit), "build"], ROOT, timeout)
+        with build_lock(kit, timeout):  # scripts/prebuild.sh may be building it
+            code, output = run(["make", "-C", str(kit), "build"], ROOT, timeout)
         if code != 0:
             pytest.fail(f"make -C {kit} build failed ({code}):\n{output[-8000:]}")
         bot = kit / "bin" / "bot"
