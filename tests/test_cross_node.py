@@ -357,3 +357,17 @@ async def test_a_stopping_node_refuses_starts_at_once_and_another_node_names_it(
         for bot in bots:
             await bot.stop()
         await asyncio.wait_for(stopping, 30)
+
+
+async def test_a_node_on_a_port_the_system_chose_tells_the_others_that_port(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """A node started on port 0 (the system picks a free one) said ``127.0.0.1:0`` in its heartbeat,
+    so the other nodes told a client to watch its matches at an address nobody listens on."""
+    client = connect(redis7.url)
+    try:
+        async with in_process_node(redis7.url, "node-p", tmp_path / "p") as node:
+            address = await client.hget("arena:node:node-p", "address")
+            assert address == f"127.0.0.1:{node.port}".encode(), address
+    finally:
+        await client.aclose()

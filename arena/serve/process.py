@@ -342,6 +342,10 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     except (OSError, RuntimeError) as error:
         raise StartupError(f"cannot listen on {config.address}: {error}: check --address") from error
     started.push_async_callback(server.server.stop, 0)
+    host, _, port = config.address.rpartition(":")
+    if port == "0":  # the system chose the port: the other nodes name the one it chose (where to watch a match)
+        node.nodes.address = f"{host}:{server.port}"
+        await node.nodes.beat(load())
     web = None
     if config.web_address:
         host, _, port = config.web_address.rpartition(":")
