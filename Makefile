@@ -78,7 +78,7 @@ chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the sto
 # priority), and their tests run last: by then they are built.
 pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the rest (servers, nodes, kits) one at a time
 	@setsid scripts/prebuild.sh & prebuild=$$!; \
-	trap 'kill -- -'$$prebuild' 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	trap 'kill -- -'$$prebuild' 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
 	set -e; \
 	$(BIN)/pytest -q -n 2 --durations=10 $(UNIT); \
 	$(BIN)/pytest -q --durations=25 $(addprefix --ignore=,$(UNIT)) tests
