@@ -3,8 +3,8 @@
 Every function here answers one page (and the JSON API behind it) with a JSON-ready dict. Each
 reads a bounded amount: a page of a match index, the most recent leagues, a page of one league's
 results (``LEAGUE_RESULTS_SCANNED`` at most), this node's connected bots, a page of the running
-matches (every node's, with Redis), never a scan of the whole store. A league's chart reads its
-results once per new result, whoever asks (``CHART_CACHE_SIZE``). Finished replays are computed
+matches (every node's, with Redis), never a scan of the whole store. A league's chart is carried
+forward by the results stored since it was last asked for (``arena.web.elo_lines``). Finished replays are computed
 off the event loop and kept for the last ``REPLAY_CACHE_SIZE`` matches asked (records never change).
 
 A competition's board (:func:`league_board`, :func:`ladder_board`) has one shape for leagues and
@@ -37,8 +37,7 @@ from arena.games.base import GameRules
 from arena.games.lookup import get_game
 from arena.ladder.standings import Standing
 from arena.ladder.versions import BotVersion
-from arena.league.elo import INITIAL_RATING, EloLadder
-from arena.league.result import StoredResult, unique_results
+from arena.league.result import StoredResult
 from arena.league.table import PROVISIONAL_MATCHES
 from arena.node import ArenaNode
 from arena.service.ladders import LadderInfo, LadderService
@@ -47,6 +46,7 @@ from arena.service.listing import ListPosition, MatchLister
 from arena.store.match_index import MatchQuery, MatchSummary, Phase
 from arena.store.specs import SpecKind
 from arena.web.chart import Series
+from arena.web.elo_lines import CHART_POINTS, EloLines
 from arena.web.frames import replay_turns, to_json
 
 PLAYED = (Phase.RUNNING, Phase.FINISHED)
@@ -68,9 +68,10 @@ RESULTS_CHUNK = 2 * PAGE_SIZE
 _SEALED = "match {} is not shown until its duplicate deal is over"
 BOTS_SHOWN = 200
 CHART_LEADERS = 5
-CHART_POINTS = 60
 CHART_CACHE_SIZE = 2 * RECENT_LEAGUES
-"""League versions whose charts are kept (a bot's page charts it in up to ``RECENT_LEAGUES`` leagues)."""
+"""Leagues whose Elo lines are kept (a bot's page charts it in up to ``RECENT_LEAGUES`` leagues)."""
+CHART_READ = 1000
+"""Results read from the store at a time while a league's lines are carried forward."""
 REPLAY_CACHE_SIZE = 64
 MAX_FILTER = 128
 """Characters of a filter value that count (longer ones cannot name anything)."""
@@ -119,7 +120,8 @@ class SiteData:
     rules_of: RulesOf = get_game
     """The rules a record is replayed with, by game name (the rules lookup, ``arena.games.lookup``)."""
     _replays: OrderedDict[str, asyncio.Future[list[dict[str, Any]]]] = dataclasses.field(default_factory=OrderedDict)
-    _charts: OrderedDict[tuple[str, int], list[Series]] = dataclasses.field(default_factory=OrderedDict)
+    _charts: OrderedDict[str, EloLines] = dataclasses.field(default_factory=OrderedDict)
+    _chart_lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
 
     # --- home ---------------------------------------------------------------------------------
 
@@ -202,20 +204,23 @@ class SiteData:
         }
 
     async def _chart(self, info: LeagueInfo, bots: Sequence[str]) -> list[Series]:
-        """The Elo lines of ``bots`` in the league. Every bot's lines are computed at once, once per
-        league version (its count of stored results), so the league's page and its bots' pages
-        share one pass over the results; the last ``CHART_CACHE_SIZE`` versions asked are kept."""
-        version = (info.league_id, info.progress.done)
-        every = self._charts.get(version)
-        if every is None:
-            stored = (await self._leagues().store.results(info.league_id))[: info.progress.done]
-            duplicate, per_match = info.spec.duplicate, info.spec.players_per_match
-            every = await asyncio.to_thread(elo_series, stored, info.spec.bots, duplicate, per_match)
-            self._charts[version] = every
+        """The Elo lines of ``bots`` in the league: its lines are carried forward by the results
+        stored since the last view (``EloLines``), kept for the last ``CHART_CACHE_SIZE`` leagues
+        asked, so the league's page and its bots' pages share them and no view reads a result twice."""
+        lines = self._charts.get(info.league_id)
+        if lines is None:
+            deal_size = info.spec.players_per_match if info.spec.duplicate else 1
+            lines = self._charts[info.league_id] = EloLines(tuple(info.spec.bots), deal_size)
             while len(self._charts) > CHART_CACHE_SIZE:
                 self._charts.popitem(last=False)
         else:
-            self._charts.move_to_end(version)
+            self._charts.move_to_end(info.league_id)
+        async with self._chart_lock:  # one view carries the lines forward at a time
+            while lines.taken < info.progress.done:
+                upto = min(info.progress.done, lines.taken + CHART_READ)
+                chunk = await self._leagues().store.results_before(info.league_id, upto, upto - lines.taken)
+                await asyncio.to_thread(lines.take, [stored for _, stored in reversed(chunk)], upto)
+            every = lines.series()
         by_bot = {line.label: line for line in every}
         return [by_bot[bot] for bot in bots if bot in by_bot]
 
@@ -594,26 +599,6 @@ def result_json(result: StoredResult, game: str, record_id: str) -> dict[str, An
         "started_at": None,
         "ended_at": None,
     }
-
-
-def elo_series(
-    stored: Sequence[dict[str, Any]], leaders: Sequence[str], duplicate: bool, per_match: int
-) -> list[Series]:
-    """The leaders' Elo ratings after each result, in the order results were stored (at most
-    ``CHART_POINTS`` points a line)."""
-    results = unique_results(StoredResult.from_dict(r) for r in stored)
-    if duplicate:
-        per_deal = Counter(r.deal_id for r in results)
-        results = [r for r in results if per_deal[r.deal_id] >= per_match]
-    ladder = EloLadder()
-    every = max(1, len(results) // CHART_POINTS)
-    points: dict[str, list[tuple[float, float]]] = {bot: [(0, INITIAL_RATING)] for bot in leaders}
-    for index, result in enumerate(results, start=1):
-        ladder.update(result)
-        if index % every == 0 or index == len(results):
-            for bot in leaders:
-                points[bot].append((index, round(ladder.rating(bot), 1)))
-    return [Series(bot, points[bot]) for bot in leaders] if results else []
 
 
 __all__ = ["BadFilterError", "NotFoundError", "SiteData", "to_json"]

@@ -7,7 +7,8 @@ Found in a trial: a bot's page showed, for each of its leagues, the Elo line of 
 from __future__ import annotations
 
 from arena.service.leagues import LeagueService
-from arena.web.data import SiteData, elo_series
+from arena.web.data import SiteData
+from arena.web.elo_lines import elo_series
 from tests.grpc.harness import Arena
 from tests.queue.harness import wait_done
 from tests.security.test_league_secrecy import create_league

@@ -1,8 +1,10 @@
-"""A league's match list on the site reads one page of results, whatever the league's size.
+"""A league's pages cost what they show, whatever the league's size.
 
-Found in a trial: the list read every result of the league on each request, and paged by offset
-over the whole of it. With 100,000 results a page took 3–4 s, unauthenticated, and other calls
-waited meanwhile. A page now reads the results it shows (and a bounded number it skips).
+Found in a trial: the league's match list read every result of the league on each request, and
+paged by offset over the whole of it. With 100,000 results a page took 3–4 s, unauthenticated, and
+other calls waited meanwhile. A page now reads the results it shows (and a bounded number it
+skips). The league's chart read every result again each time one more was stored; it is now
+carried forward by the new ones.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from arena.store.embedded import EmbeddedRedis
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import connect
-from arena.web.data import LEAGUE_RESULTS_SCANNED, PAGE_SIZE
+from arena.web.chart import Series
+from arena.web.data import LEAGUE_RESULTS_SCANNED, PAGE_SIZE, SiteData
+from arena.web.elo_lines import CHART_POINTS, elo_series
 from arena.web.site import WebServer, start_web
 from tests.grpc.harness import Arena
 
@@ -45,9 +49,9 @@ async def site(arena: Arena, redis_server: EmbeddedRedis) -> AsyncIterator[tuple
 
 async def league_with_results(
     service: LeagueService, bots: int, games: int, *, duplicate: bool = False, unfinished_deals: int = 0
-) -> tuple[str, list[MatchSpec]]:
-    """A league whose results are stored (but for the last rotation of its first ``unfinished_deals``
-    deals); its id and the matches whose results are stored, in the order they were."""
+) -> tuple[str, list[MatchSpec], list[MatchSpec]]:
+    """A league whose results are stored but for the last rotation of its first ``unfinished_deals``
+    deals; its id, the matches whose results are stored (in the order they were) and the others."""
     names = tuple(f"bot{i}" for i in range(bots))
     spec = LeagueSpec(f"L{secrets.token_hex(4)}", "5211", 2, names, games_per_pairing=games, duplicate=duplicate)
     info = await service.create(spec, TimeControl())
@@ -55,14 +59,20 @@ async def league_with_results(
     unfinished = list(dict.fromkeys(m.deal_id for m in matches))[:unfinished_deals]
     held_back = {[m for m in matches if m.deal_id == deal][-1].match_id for deal in unfinished}
     stored = [m for m in matches if m.match_id not in held_back]
-    deal_size = 2 if duplicate else 1
-    for m in stored:  # one at a time: the order they are stored in is the order the list shows
-        result = StoredResult.from_outcome(
-            m.match_id, m.bots, Outcome(Termination.NORMAL, (2, 1), (1, 2)), deal_id=m.deal_id
-        )
+    await store_results(service, info.league_id, stored, duplicate)
+    return info.league_id, stored, [m for m in matches if m.match_id in held_back]
+
+
+async def store_results(service: LeagueService, league_id: str, matches: list[MatchSpec], duplicate: bool) -> None:
+    """Store a result for each match, one at a time: the order they are stored in is the order shown."""
+    for m in matches:
+        # The first seat wins or loses by the match's number, so the ratings move both ways.
+        scores = (2, 1) if int(m.match_id.rsplit(".", 1)[1]) % 3 else (1, 2)
+        placings = (1, 2) if scores[0] > scores[1] else (2, 1)
+        outcome = Outcome(Termination.NORMAL, scores, placings)
+        result = StoredResult.from_outcome(m.match_id, m.bots, outcome, deal_id=m.deal_id)
         run = result.to_dict() | {"record_id": f"{m.match_id}.run"}
-        await service.store.record_result(info.league_id, m.match_id, m.deal_id, run, deal_size=deal_size)
-    return info.league_id, stored
+        await service.store.record_result(league_id, m.match_id, m.deal_id, run, deal_size=2 if duplicate else 1)
 
 
 async def walk(session: aiohttp.ClientSession, url: str, query: str) -> list[str]:
@@ -88,7 +98,7 @@ async def test_a_page_of_a_large_league_reads_a_page_of_its_results(
     site: tuple[WebServer, LeagueService],
 ) -> None:
     web, service = site
-    league_id, stored = await league_with_results(service, bots=8, games=30)  # 840 results
+    league_id, stored, _ = await league_with_results(service, bots=8, games=30)  # 840 results
     async with aiohttp.ClientSession() as session:
         before = await bytes_sent(service)
         async with session.get(f"{web.url}api/matches?league={league_id}") as response:
@@ -110,7 +120,7 @@ async def test_the_pages_of_a_league_show_each_whole_deal_s_results_once_newest_
     site: tuple[WebServer, LeagueService],
 ) -> None:
     web, service = site
-    league_id, stored = await league_with_results(service, bots=4, games=6, duplicate=True, unfinished_deals=3)
+    league_id, stored, _ = await league_with_results(service, bots=4, games=6, duplicate=True, unfinished_deals=3)
     per_deal = {m.deal_id: sum(1 for s in stored if s.deal_id == m.deal_id) for m in stored}
     whole = [f"{m.match_id}.run" for m in reversed(stored) if per_deal[m.deal_id] == 2]
     assert len(whole) > 2 * PAGE_SIZE and len(whole) < len(stored)
@@ -123,3 +133,36 @@ async def test_the_pages_of_a_league_show_each_whole_deal_s_results_once_newest_
             async with session.get(f"{web.url}api/matches?league={league_id}&page={token}") as response:
                 assert response.status == 400, token
                 assert repr(token) in (await response.json())["error"], token
+
+
+async def chart_of(data: SiteData, league_id: str) -> list[tuple[str, list[tuple[float, float]]]]:
+    board = await data.league_board(league_id)
+    return [(line["label"], [(x, y) for x, y in line["points"]]) for line in board["series"]]
+
+
+def expected_chart(
+    lines: list[Series], shown: list[tuple[str, list[tuple[float, float]]]]
+) -> list[tuple[str, list[tuple[float, float]]]]:
+    by_bot = {line.label: [(x, y) for x, y in line.points] for line in lines}
+    return [(label, by_bot[label]) for label, _ in shown]
+
+
+@pytest.mark.parametrize("duplicate", [False, True], ids=["plain", "duplicate"])
+async def test_a_league_s_chart_reads_each_result_once_and_is_what_all_its_results_give(
+    arena: Arena, site: tuple[WebServer, LeagueService], duplicate: bool
+) -> None:
+    _, service = site
+    league_id, _, later = await league_with_results(service, bots=8, games=16, duplicate=duplicate, unfinished_deals=2)
+    data = SiteData(arena.node)
+    first = await chart_of(data, league_id)
+    bots = tuple(f"bot{i}" for i in range(8))
+    every = await service.store.results(league_id)
+    assert first == expected_chart(elo_series(every, bots, duplicate, 2), first) and first
+    assert all(len(points) <= CHART_POINTS + 1 for _, points in first)
+    await store_results(service, league_id, later, duplicate)  # the last two results: two deals whole
+    before = await bytes_sent(service)
+    then = await chart_of(data, league_id)
+    read = await bytes_sent(service) - before
+    every = await service.store.results(league_id)
+    assert then == expected_chart(elo_series(every, bots, duplicate, 2), then) and then != first
+    assert read < 16 * 1024, f"{read} bytes read to chart two more results of {len(every)}"
