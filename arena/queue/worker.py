@@ -384,7 +384,6 @@ class RefereeWorker:
             if has_result:
                 # It ran before and its result is stored: finish what its worker may not have.
                 await self._store(held, {})
-                del self.held[held.entry_id]
             elif cancelled:  # dropped unplayed
                 drop.append(held.entry_id)
             elif broken or isinstance(league, str):
@@ -427,7 +426,6 @@ class RefereeWorker:
                 log.warning("could not store the result of %s (%s); retrying", held.match_id, error)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
-        self.held.pop(held.entry_id, None)
 
     async def _abort_unplayable(self, held: _Held, error: str) -> None:
         """End a match that cannot be played as stored with one ``ABORTED`` result saying why."""
@@ -436,15 +434,16 @@ class RefereeWorker:
         outcome = Outcome(Termination.ABORTED, (0,) * seats, (1,) * seats)
         result = StoredResult.from_outcome(held.match_id, held.spec.bots, outcome, deal_id=held.spec.deal_id)
         await self._store(held, result.to_dict() | {"league_id": held.league_id, "error": error})
-        self.held.pop(held.entry_id, None)
 
     async def _store(self, held: _Held, result: dict[str, Any]) -> None:
-        """Store the result (once per match id) and acknowledge the entry in one step; once its deal
-        is whole, unseal the deal's records. Safe to repeat: a stored result is never replaced."""
+        """Store the result (once per match id) and acknowledge the entry in one step, and let the
+        entry go; once its deal is whole, unseal the deal's records. Safe to repeat: a stored result
+        is never replaced."""
         assert held.spec is not None
         stored, deal_results = await self.leagues.record_result(
             held.league_id, held.match_id, held.spec.deal_id, result, held.entry_id, held.deal_size
         )
+        self.held.pop(held.entry_id, None)  # acknowledged: its lease is not renewed again
         if stored:
             self.results_stored += 1
         if held.duplicate and deal_results >= held.deal_size:
