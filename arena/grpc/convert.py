@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Literal
 
 from arena import catalogue
@@ -233,6 +234,26 @@ def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
     if event.kind is EventKind.ENDED and event.outcome is not None:
         messages.append(match_pb2.WatchMatchResponse(outcome=outcome_to_proto(event.outcome)))
     return messages
+
+
+class EventMessages:
+    """``event_to_proto`` once an event, however many spectator streams send it: a match's events
+    reach each of its WatchMatch streams as one object. The last ``size`` events are kept."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._kept: OrderedDict[int, tuple[MatchEvent, list[match_pb2.WatchMatchResponse]]] = OrderedDict()
+
+    def of(self, event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
+        """The event's spectator messages (shared: not to be changed)."""
+        kept = self._kept.get(id(event))
+        if kept is not None and kept[0] is event:
+            return kept[1]
+        messages = event_to_proto(event)
+        self._kept[id(event)] = (event, messages)
+        if len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+        return messages
 
 
 def league_to_proto(info: LeagueInfo, *, for_admin: bool) -> league_pb2.League:

@@ -370,6 +370,8 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
         self.node = node
         self._watchers = 0
         """WatchMatch streams open now (each is sent every event of its match: capped)."""
+        self._events = convert.EventMessages()
+        """Each event converted once for all the streams watching its match."""
 
     @translate_errors
     async def StartMatch(  # noqa: N802
@@ -463,7 +465,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             summary = await self.node.matches.summary(request.match_id)
             yield match_pb2.WatchMatchResponse(summary=convert.summary_to_proto(await self._lister().dated(summary)))
             async for event in self.node.matches.watch(request.match_id):
-                for message in convert.event_to_proto(event):
+                for message in self._events.of(event):
                     yield message
         except Exception as error:
             code = status_for(error)
