@@ -531,6 +531,8 @@ class MatchManager:
             if run is not None:  # a league's or ladder's match, asked for by its scheduled id
                 try:
                     return await self.record(run, watching)
+                except MatchSealedError:
+                    raise _sealed(match_id) from None  # a sealed run's id is listed nowhere: not named
                 except MatchNotFoundError:
                     # Named by the id the client sent; the run's id leaks nothing (ListMatches lists it).
                     raise MatchNotFoundError(

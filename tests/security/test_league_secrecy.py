@@ -125,6 +125,12 @@ async def test_a_duplicate_deal_stays_sealed_until_every_rotation_has_ended(
             async for _ in arena.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=match_id)):
                 pass
         assert refused.value.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION)
+    for scheduled in (rotation0.rsplit(".", 1)[0], rotation1.rsplit(".", 1)[0]):
+        # Asked for by its scheduled id, a rotation's answer named its run (a trial's: listed nowhere).
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await arena.record(scheduled)
+        details = refused.value.details() or ""
+        assert scheduled in details and rotation0 not in details and rotation1 not in details, details
     listed = (await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_size=100))).matches
     assert not {rotation0, rotation1} & {m.match_id for m in listed}  # held, and running
     for _ in range(200):  # rotation 1 may start before the worker has stored rotation 0's result
