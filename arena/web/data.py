@@ -104,7 +104,7 @@ class LeaguePage:
         if not token:
             return cls(running=0)
         kind, number = token[:1], token[1:]
-        if kind in ("r", "s") and number.isdigit() and len(number) <= 18:
+        if kind in ("r", "s") and number.isascii() and number.isdigit() and len(number) <= 18:
             return cls(running=int(number)) if kind == "r" else cls(before=int(number))
         raise BadFilterError(f"page must be a token a league's match list gave, not {echo(token)}")
 
@@ -121,7 +121,6 @@ class SiteData:
     """The rules a record is replayed with, by game name (the rules lookup, ``arena.games.lookup``)."""
     _replays: OrderedDict[str, asyncio.Future[list[dict[str, Any]]]] = dataclasses.field(default_factory=OrderedDict)
     _charts: OrderedDict[str, EloLines] = dataclasses.field(default_factory=OrderedDict)
-    _chart_lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
 
     # --- home ---------------------------------------------------------------------------------
 
@@ -215,7 +214,7 @@ class SiteData:
                 self._charts.popitem(last=False)
         else:
             self._charts.move_to_end(info.league_id)
-        async with self._chart_lock:  # one view carries the lines forward at a time
+        async with lines.lock:  # one view carries a league's lines forward at a time
             while lines.taken < info.progress.done:
                 upto = min(info.progress.done, lines.taken + CHART_READ)
                 chunk = await self._leagues().store.results_before(info.league_id, upto, upto - lines.taken)

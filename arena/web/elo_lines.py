@@ -10,6 +10,7 @@ every other point goes and points are kept half as often.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -38,6 +39,8 @@ class EloLines:
     points: dict[str, list[tuple[float, float]]] = dataclasses.field(default_factory=dict)
     waiting: dict[str, list[StoredResult]] = dataclasses.field(default_factory=dict)
     """The results of duplicate deals not yet whole, by deal."""
+    lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock, repr=False)
+    """Held by the view that carries the lines forward (``take`` runs off the event loop)."""
 
     def __post_init__(self) -> None:
         self.points = {bot: [(0, INITIAL_RATING)] for bot in self.bots}

@@ -129,7 +129,7 @@ async def test_the_pages_of_a_league_show_each_whole_deal_s_results_once_newest_
         assert await walk(session, web.url, f"league={league_id}&state=finished") == whole
         mine = [f"{m.match_id}.run" for m in reversed(stored) if per_deal[m.deal_id] == 2 and "bot1" in m.bots]
         assert await walk(session, web.url, f"league={league_id}&bot=bot1") == mine
-        for token in ("-5", "7", "s", "r-1", "s1e3", "x12"):
+        for token in ("-5", "7", "s", "r-1", "s1e3", "x12", "s²", "s١٢"):  # a trial's: "s²" was a 500
             async with session.get(f"{web.url}api/matches?league={league_id}&page={token}") as response:
                 assert response.status == 400, token
                 assert repr(token) in (await response.json())["error"], token
