@@ -4,8 +4,9 @@ Every function here answers one page (and the JSON API behind it) with a JSON-re
 reads a bounded amount: a page of a match index, the most recent leagues, a page of one league's
 results (``LEAGUE_RESULTS_SCANNED`` at most), this node's connected bots, a page of the running
 matches (every node's, with Redis), never a scan of the whole store. A league's chart is carried
-forward by the results stored since it was last asked for (``arena.web.elo_lines``). Finished replays are computed
-off the event loop and kept for the last ``REPLAY_CACHE_SIZE`` matches asked (records never change).
+forward by the results stored since it was last asked for (``arena.web.elo_lines``). Finished
+replays are computed off the event loop and kept for the last ``REPLAY_CACHE_SIZE`` matches asked
+(records never change).
 
 A competition's board (:func:`league_board`, :func:`ladder_board`) has one shape for leagues and
 ladders: ``kind``, ``id``, ``name``, ``game``, ``state``, ``rows`` and the chart's ``series``. A
@@ -414,12 +415,13 @@ class SiteData:
         if phase is Phase.RUNNING:
             return {"matches": rows, "next_page": ""}
         before, scanned = at.before, 0
+        whole = info.spec.players_per_match if info.spec.duplicate else 0
+        """Results a deal needs before any is shown (0: deals are not duplicated)."""
         while len(rows) < PAGE_SIZE and scanned < LEAGUE_RESULTS_SCANNED and before != 0:
             chunk = await leagues.store.results_before(info.league_id, before, RESULTS_CHUNK)
             if not chunk:
                 before = 0
                 break
-            whole = info.spec.players_per_match if info.spec.duplicate else 0
             deals = (
                 await leagues.store.deal_counts(info.league_id, [str(r.get("deal_id")) for _, r in chunk])
                 if whole
