@@ -436,6 +436,8 @@ class SiteData:
                     rows.append(result_json(result, info.spec.game, str(stored.get("record_id") or result.match_id)))
                 if len(rows) == PAGE_SIZE:
                     break
+        if before is None:  # the running matches filled the page: the results follow on the next
+            before = info.progress.done
         following = LeaguePage(before=before).token() if before else ""
         return {"matches": rows, "next_page": following}
 

@@ -166,3 +166,24 @@ async def test_a_league_s_chart_reads_each_result_once_and_is_what_all_its_resul
     every = await service.store.results(league_id)
     assert then == expected_chart(elo_series(every, bots, duplicate, 2), then) and then != first
     assert read < 16 * 1024, f"{read} bytes read to chart two more results of {len(every)}"
+
+
+async def test_running_matches_that_fill_a_page_are_followed_by_the_league_s_results(
+    arena: Arena, site: tuple[WebServer, LeagueService]
+) -> None:
+    # Found in a review: when a league's running matches filled the first page exactly, that page
+    # gave no next page, so none of the league's stored results could be reached from it.
+    web, service = site
+    league_id, stored, _ = await league_with_results(service, bots=4, games=2)
+    await arena.connect("slow1", capacity=PAGE_SIZE, think_seconds=60)
+    await arena.connect("slow2", capacity=PAGE_SIZE, think_seconds=60)
+    slow = TimeControl(decision_allowance=60.0)
+    running = [
+        await arena.node.matches.start("5211", ["slow1", "slow2"], match_id=f"{league_id}.{i:05d}.r", time_control=slow)
+        for i in range(900, 900 + PAGE_SIZE)
+    ]
+    async with aiohttp.ClientSession() as session:
+        shown = await walk(session, web.url, f"league={league_id}")
+        assert sorted(shown[:PAGE_SIZE]) == sorted(running)
+        assert shown[PAGE_SIZE:] == [f"{m.match_id}.run" for m in reversed(stored)]
+        assert await walk(session, web.url, f"league={league_id}&state=running") == shown[:PAGE_SIZE]
