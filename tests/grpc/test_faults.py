@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -138,6 +141,17 @@ async def test_an_oversized_message_is_refused_and_the_server_carries_on(arena: 
     bots = [await arena.connect(n) for n in ("x", "y")]
     match_id = await arena.start_match(["x", "y"])
     assert (await bots[0].wait_ended(match_id)).outcome.termination == common_pb2.TERMINATION_NORMAL
+
+
+@pytest.mark.parametrize(("given", "used"), [(None, "fuse_filters"), ("", ""), ("other", "other")])
+def test_the_arena_turns_grpc_s_filter_fusion_on_unless_the_operator_chose(given: str | None, used: str) -> None:
+    # The fusion saves memory a stream; the test above is the message limit still enforced with it.
+    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    if given is not None:
+        env["GRPC_EXPERIMENTS"] = given
+    code = "import os, arena.grpc.server; print(repr(os.environ['GRPC_EXPERIMENTS']))"
+    shown = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == repr(used)
 
 
 async def test_a_disconnect_without_reconnect_forfeits_after_the_grace_period(arena: Arena) -> None:
