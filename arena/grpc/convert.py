@@ -53,17 +53,17 @@ def time_control_from_proto(
     defaults. Raises ``WireError`` for a Duration that is not one, ``TimeControlError`` for a value
     out of range (``arena.service.limits.requested_time_control``), each naming the field and the value."""
 
-    def given(field: Literal["decision_allowance", "time_bank", "disconnect_grace"], fallback: float) -> float:
+    def given(field: Literal["decision_allowance", "time_bank", "disconnect_grace"], fallback: float) -> int:
         if not message.HasField(field):
-            return fallback
-        return wire_common.checked_duration_from_proto(getattr(message, field), f"{where}.{field}")
+            return round(fallback * 1_000_000_000)
+        return wire_common.checked_nanoseconds_from_proto(getattr(message, field), f"{where}.{field}")
 
     return requested_time_control(
         where,
-        decision_allowance=given("decision_allowance", default.decision_allowance),
-        time_bank=given("time_bank", default.time_bank),
+        decision_allowance_ns=given("decision_allowance", default.decision_allowance),
+        time_bank_ns=given("time_bank", default.time_bank),
         strike_limit=message.strike_limit or default.strike_limit,
-        disconnect_grace=given("disconnect_grace", default.disconnect_grace),
+        disconnect_grace_ns=given("disconnect_grace", default.disconnect_grace),
     )
 
 

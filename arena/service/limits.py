@@ -238,31 +238,42 @@ MAX_TIME_BANK = 3600.0
 MAX_DISCONNECT_GRACE = 3600.0
 """The longest a client may ask a disconnected bot's seats to be kept, in seconds: 1 hour (the
 default is 10 s). Past these bounds one match could hold its bots' slots for years."""
+MAX_STRIKE_LIMIT = 100
+"""The most strikes a client may let a seat have before it forfeits (the default is 3): past it, a
+bot that never answers would hold its match, and its slot, for a whole game of timeouts."""
+
+NANOS = 1_000_000_000
 
 
 def requested_time_control(
-    where: str, decision_allowance: float, time_bank: float, strike_limit: int, disconnect_grace: float
+    where: str, decision_allowance_ns: int, time_bank_ns: int, strike_limit: int, disconnect_grace_ns: int
 ) -> TimeControl:
-    """A time control a client asked for (``where`` is its path in the request, ``time_control``):
-    each duration within what a match may need (``MAX_DECISION_ALLOWANCE``, ``MAX_TIME_BANK``,
-    ``MAX_DISCONNECT_GRACE``), else ``TimeControlError`` naming the field and the value.
+    """A time control a client asked for (``where`` is its path in the request, ``time_control``),
+    its durations in nanoseconds as sent: each within what a match may need
+    (``MAX_DECISION_ALLOWANCE``, ``MAX_TIME_BANK``, ``MAX_DISCONNECT_GRACE``) and the strikes up to
+    ``MAX_STRIKE_LIMIT``, else ``TimeControlError`` naming the field and the value, as sent.
 
     Only requests are held to the maxima: a stored record or spec reads back as it was accepted."""
     for name, value, most in (
-        ("decision_allowance", decision_allowance, MAX_DECISION_ALLOWANCE),
-        ("time_bank", time_bank, MAX_TIME_BANK),
-        ("disconnect_grace", disconnect_grace, MAX_DISCONNECT_GRACE),
+        ("decision_allowance", decision_allowance_ns, MAX_DECISION_ALLOWANCE),
+        ("time_bank", time_bank_ns, MAX_TIME_BANK),
+        ("disconnect_grace", disconnect_grace_ns, MAX_DISCONNECT_GRACE),
     ):
         positive = name == "decision_allowance"  # a zero allowance would time every decision out
-        if not (value > 0 if positive else value >= 0) or value > most:
+        if not (value > 0 if positive else value >= 0) or value > most * NANOS:
             bounds = f"more than 0 and at most {_span(most)}" if positive else f"between 0 and {_span(most)}"
             raise TimeControlError(f"{where}.{name} must be {bounds}, not {_seconds(value)} s")
-    return TimeControl(decision_allowance, time_bank, strike_limit, disconnect_grace)
+    if strike_limit > MAX_STRIKE_LIMIT:
+        raise TimeControlError(f"{where}.strike_limit must be at most {MAX_STRIKE_LIMIT}, not {strike_limit}")
+    return TimeControl(decision_allowance_ns / NANOS, time_bank_ns / NANOS, strike_limit, disconnect_grace_ns / NANOS)
 
 
-def _seconds(value: float) -> str:
-    """Seconds as a client wrote them: ``315360000000``, ``0.5``, ``-5`` (no exponent, to the nanosecond)."""
-    return f"{value:.9f}".rstrip("0").rstrip(".")
+def _seconds(nanos: int) -> str:
+    """Nanoseconds as the seconds a client wrote: ``315360000000``, ``0.5``, ``-5``,
+    ``315360000000.000000001`` (exact: no exponent, no float rounding)."""
+    whole, part = divmod(abs(nanos), NANOS)
+    text = f"{whole}.{part:09d}".rstrip("0").rstrip(".")
+    return f"-{text}" if nanos < 0 else text
 
 
 def _span(seconds: float) -> str:

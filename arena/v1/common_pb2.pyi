@@ -106,7 +106,7 @@ class TimeControl(_message.Message):
     server's default.
 
     Sent by a client (StartMatch, CreateLeague, CreateLadder), each Duration must be a valid one
-    (`nanos` within ±999,999,999 and of the sign of `seconds`) and within the bounds below, else the
+    (`nanos` within ±999,999,999 and of the sign of `seconds`), and each field within the bounds below, else the
     call is INVALID_ARGUMENT naming the field and the value (`time_control.disconnect_grace must be
     between 0 and 1 hour, not 315360000000 s`), and nothing is started, stored or queued.
     """
@@ -118,7 +118,9 @@ class TimeControl(_message.Message):
     STRIKE_LIMIT_FIELD_NUMBER: _builtins.int
     DISCONNECT_GRACE_FIELD_NUMBER: _builtins.int
     strike_limit: _builtins.int
-    """The number of strikes (late, invalid or illegal actions) that makes a seat forfeit, at least 1."""
+    """The number of strikes (late, invalid or illegal actions) that makes a seat forfeit: 1 to 100
+    (0 is unset: the server's default).
+    """
     @_builtins.property
     def decision_allowance(self) -> _duration_pb2.Duration:
         """Time each decision may take without touching the time bank: more than 0, at most 10 minutes."""

@@ -153,8 +153,8 @@ MAX_NANOS = 999_999_999
 """The largest ``nanos`` of a ``google.protobuf.Duration`` (its definition: a second is ``seconds``)."""
 
 
-def checked_duration_from_proto(message: duration_pb2.Duration, field: str) -> float:
-    """``duration_from_proto`` of a Duration a client sent (``field`` names it); ``WireError`` for
+def checked_nanoseconds_from_proto(message: duration_pb2.Duration, field: str) -> int:
+    """The nanoseconds, exactly, of a Duration a client sent (``field`` names it); ``WireError`` for
     one that is none by its definition: ``nanos`` beyond a second, or of the other sign than ``seconds``."""
     seconds, nanos = message.seconds, message.nanos
     if not -MAX_NANOS <= nanos <= MAX_NANOS:
@@ -163,7 +163,7 @@ def checked_duration_from_proto(message: duration_pb2.Duration, field: str) -> f
         raise WireError(
             f"{field} is not a Duration: seconds and nanos must have the same sign, not {seconds} and {nanos}"
         )
-    return duration_from_proto(message)
+    return int(message.ToNanoseconds())
 
 
 def timestamp_to_proto(unix_seconds: float) -> timestamp_pb2.Timestamp:

@@ -19,7 +19,7 @@ from tests.grpc.harness import ADMIN_METADATA, Arena
 
 TEN_THOUSAND_YEARS = 315_360_000_000
 
-BAD = [
+BAD: list[tuple[str, duration_pb2.Duration | int, str]] = [
     (
         "disconnect_grace",
         duration_pb2.Duration(seconds=TEN_THOUSAND_YEARS),
@@ -47,13 +47,26 @@ BAD = [
         duration_pb2.Duration(seconds=1, nanos=-500_000_000),
         "time_bank is not a Duration: seconds and nanos must have the same sign, not 1 and -500000000",
     ),
+    (  # named as sent, not as the nearest float (a trial's: "not 315360000000 s")
+        "time_bank",
+        duration_pb2.Duration(seconds=TEN_THOUSAND_YEARS, nanos=1),
+        "time_bank must be between 0 and 1 hour, not 315360000000.000000001 s",
+    ),
+    (  # a trial's: accepted, so a seat that never answered was never forfeited
+        "strike_limit",
+        4_000_000_000,
+        "strike_limit must be at most 100, not 4000000000",
+    ),
 ]
 """(field, value, the error's details after the field's path)."""
 
 
-def time_control(field: str, value: duration_pb2.Duration) -> common_pb2.TimeControl:
+def time_control(field: str, value: duration_pb2.Duration | int) -> common_pb2.TimeControl:
     message = common_pb2.TimeControl()
-    getattr(message, field).CopyFrom(value)
+    if isinstance(value, int):
+        setattr(message, field, value)
+    else:
+        getattr(message, field).CopyFrom(value)
     return message
 
 
@@ -67,7 +80,7 @@ async def status_of(call: object) -> tuple[grpc.StatusCode, str]:
 
 @pytest.mark.parametrize(("field", "value", "details"), BAD, ids=[f"{f}-{i}" for i, (f, _, _) in enumerate(BAD)])
 async def test_a_start_match_time_control_out_of_range_is_refused_naming_the_field_and_value(
-    arena: Arena, field: str, value: duration_pb2.Duration, details: str
+    arena: Arena, field: str, value: duration_pb2.Duration | int, details: str
 ) -> None:
     for name in ("ann", "bob"):
         await arena.connect(name)
@@ -112,6 +125,7 @@ async def test_time_controls_at_the_bounds_are_accepted(arena: Arena) -> None:
         decision_allowance=duration_pb2.Duration(seconds=600),
         time_bank=duration_pb2.Duration(seconds=3600),
         disconnect_grace=duration_pb2.Duration(seconds=3600),
+        strike_limit=100,
     )
     request = match_pb2.StartMatchRequest(game="5211", bot_names=["ann", "bob"], seed=1, time_control=tc)
     match_id = (await arena.matches.StartMatch(request, metadata=ADMIN_METADATA)).match_id
