@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -20,6 +22,7 @@ from arena.games.lookup import get_game
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.serve.launch import stop
 from arena.serve.process import RunningNode, ServeConfig, start_node
+from arena.serve.startup import advertised_address
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
@@ -150,8 +153,9 @@ async def register(channel: grpc.aio.Channel, names: str) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def in_process_node(redis_url: str, node_id: str, data: Path) -> AsyncIterator[RunningNode]:
-    """A real ``arena serve`` node in this event loop, on a shared external Redis."""
+async def in_process_node(redis_url: str, node_id: str, data: Path, **options: Any) -> AsyncIterator[RunningNode]:
+    """A real ``arena serve`` node in this event loop, on a shared external Redis (``options``: more
+    of its ``ServeConfig``)."""
     config = ServeConfig(
         address="127.0.0.1:0",
         redis_url=redis_url,
@@ -160,6 +164,7 @@ async def in_process_node(redis_url: str, node_id: str, data: Path) -> AsyncIter
         metrics_address=None,
         node_id=node_id,
         data_dir=data,
+        **options,
     )
     running = await start_node(config)
     try:
@@ -369,5 +374,26 @@ async def test_a_node_on_a_port_the_system_chose_tells_the_others_that_port(
         async with in_process_node(redis7.url, "node-p", tmp_path / "p") as node:
             address = await client.hget("arena:node:node-p", "address")
             assert address == f"127.0.0.1:{node.port}".encode(), address
+        # Behind a wildcard address, or a NAT, the operator says where clients reach the node.
+        async with in_process_node(
+            redis7.url, "node-q", tmp_path / "q", advertise_address="arena-1.example:50051"
+        ) as node:
+            assert await client.hget("arena:node:node-q", "address") == b"arena-1.example:50051"
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize(
+    ("listening", "given", "told"),
+    [
+        ("127.0.0.1:50051", None, "127.0.0.1:50051"),
+        ("127.0.0.1:0", None, "127.0.0.1:41000"),
+        ("0.0.0.0:50051", None, f"{socket.gethostname()}:50051"),
+        ("[::]:0", None, f"{socket.gethostname()}:41000"),
+        (":50051", None, f"{socket.gethostname()}:50051"),
+        ("0.0.0.0:50051", "10.1.2.3:50051", "10.1.2.3:50051"),
+    ],
+)
+def test_a_node_tells_the_others_where_clients_reach_it(listening: str, given: str | None, told: str) -> None:
+    """A node on ``0.0.0.0:50051`` told the others to send clients to ``0.0.0.0:50051``."""
+    assert advertised_address(listening, 41000, given) == told

@@ -198,3 +198,9 @@ def test_a_start_up_error_at_debug_level_shows_the_traceback(tmp_path: Path) -> 
     assert done.returncode == 1
     assert "Traceback" in done.stderr
     assert done.stderr.rstrip().splitlines()[-1].startswith("arena serve: cannot reach Redis")
+
+
+@pytest.mark.parametrize("given", ["arena-1", "arena-1:http", "arena-1:70000", ":50051"])
+def test_an_advertise_address_that_is_not_host_and_port_is_one_line(tmp_path: Path, given: str) -> None:
+    line = serve_fails([*common(tmp_path), "--advertise-address", given], tmp_path)
+    assert repr(given) in line and "--advertise-address" in line

@@ -151,6 +151,7 @@ def _serve(args: argparse.Namespace) -> int:
         lease_seconds=args.lease_seconds,
         limits=limits,
         web_address=web_address(args),
+        advertise_address=args.advertise_address,
     )
 
     def ready(node: object) -> None:
@@ -810,6 +811,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run an arena node (gRPC), with embedded Redis unless --redis is given")
     serve.add_argument("--address", default=DEFAULT_SERVER, help=f"host:port to listen on (default {DEFAULT_SERVER})")
+    serve.add_argument(
+        "--advertise-address",
+        default=os.environ.get("ARENA_ADVERTISE_ADDRESS") or None,
+        help="host:port where clients reach this node, which the other nodes name when a client asks them for "
+        "a match it referees, or $ARENA_ADVERTISE_ADDRESS (default: --address, a 0.0.0.0 or :: host "
+        "replaced by this machine's name)",
+    )
     serve.add_argument(
         "--redis",
         default=os.environ.get("ARENA_REDIS_URL"),

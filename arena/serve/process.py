@@ -71,6 +71,9 @@ class ServeConfig:
     """What clients may ask of the node."""
     web_address: str | None = None
     """host:port of the web site (``arena serve --web-port``); None for none."""
+    advertise_address: str | None = None
+    """host:port where clients reach this node, which the other nodes name (``--advertise-address``);
+    None: ``address``, its host this machine's name if it is a wildcard (``startup.advertised_address``)."""
     shared_port: bool = False
     """A worker of ``arena serve --workers N``: the port is shared with its siblings (SO_REUSEPORT),
     and the supervisor checked it was free."""
@@ -234,6 +237,8 @@ def redis_node(
 
 
 async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -> RunningNode:
+    if config.advertise_address is not None:
+        startup.check_advertise_address(config.advertise_address)
     if not config.shared_port:
         startup.check_port_free(config.address, "--address")
     if config.metrics_address:
@@ -269,7 +274,10 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         lease_seconds=config.lease_seconds,
         metrics=metrics,
     )
-    node.nodes = NodeDirectory(client, node_id, config.address)
+    _, _, asked_port = config.address.rpartition(":")
+    node.nodes = NodeDirectory(
+        client, node_id, startup.advertised_address(config.address, int(asked_port), config.advertise_address)
+    )
     relay = Relay(RelayStore(client, node_id), hub, clock, convert.outgoing_to_wire)
     node.matches.relay = relay
     links = None
@@ -342,9 +350,8 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     except (OSError, RuntimeError) as error:
         raise StartupError(f"cannot listen on {config.address}: {error}: check --address") from error
     started.push_async_callback(server.server.stop, 0)
-    host, _, port = config.address.rpartition(":")
-    if port == "0":  # the system chose the port: the other nodes name the one it chose (where to watch a match)
-        node.nodes.address = f"{host}:{server.port}"
+    if asked_port == "0" and not config.advertise_address:  # the other nodes name the port the system chose
+        node.nodes.address = startup.advertised_address(config.address, server.port, None)
         await node.nodes.beat(load())
     web = None
     if config.web_address:

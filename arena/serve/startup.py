@@ -89,6 +89,32 @@ async def check_redis(url: str) -> None:
             )
 
 
+WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
+"""Hosts that mean every interface of the machine: no client reaches the node at one of them."""
+
+
+def check_advertise_address(address: str) -> str:
+    """``address`` if it is host:port with a host and a port from 1 to 65535, else ``StartupError``."""
+    host, _, port = address.rpartition(":")
+    if host.strip("[]") and port.isascii() and port.isdigit() and 1 <= int(port) <= 65535:
+        return address
+    raise StartupError(
+        f"{address!r} is not host:port (a host clients can reach, a port from 1 to 65535): check --advertise-address"
+    )
+
+
+def advertised_address(listening: str, port: int, given: str | None) -> str:
+    """Where the other nodes tell clients to reach this node (to watch a match it referees): the
+    address the operator ``given``, else the one it listens on with the port it bound (``port``,
+    when it asked for 0), its host this machine's name if it listens on every interface."""
+    if given:
+        return given
+    host, _, asked = listening.rpartition(":")
+    if host in WILDCARD_HOSTS:
+        host = socket.gethostname()
+    return f"{host}:{port if asked == '0' else asked}"
+
+
 def check_port_free(address: str, option: str, doing: str = "listen on") -> None:
     """Nothing listens on ``address`` (host:port) yet; port 0 (any free port) always passes.
 

@@ -129,6 +129,8 @@ def run_workers(
     before any worker takes work.
     """
     startup.check_port_free(config.address, "--address")
+    if config.advertise_address is not None:
+        startup.check_advertise_address(config.advertise_address)
     if config.metrics_address:
         metrics_host, _, metrics_port = config.metrics_address.rpartition(":")
         for i in range(count):

@@ -61,19 +61,22 @@ class NodeDirectory:
         """This process's claim on ``node_id``; kept in the heartbeat, never listed."""
         self._beat = client.register_script(_BEAT)
         self._release = client.register_script(_RELEASE)
+        self._beating = asyncio.Lock()
+        """One heartbeat at a time: one written after ``address`` changed is the last to land."""
 
     async def beat(self, load: Mapping[str, int]) -> bool:
         """Write one heartbeat with the node's current load; False if another instance holds the id."""
-        fields: dict[str, object] = {
-            "node_id": self.node_id,
-            "address": self.address,
-            "started_at": self.started_at,
-            "heartbeat_at": time.time(),
-            **load,
-        }
-        pairs = [str(item) for pair in fields.items() for item in pair]
-        written = await self._beat(keys=[key("node", self.node_id)], args=[self.instance, int(self.ttl * 1000), *pairs])
-        return bool(written)
+        async with self._beating:
+            fields: dict[str, object] = {
+                "node_id": self.node_id,
+                "address": self.address,
+                "started_at": self.started_at,
+                "heartbeat_at": time.time(),
+                **load,
+            }
+            pairs = [str(item) for pair in fields.items() for item in pair]
+            args: list[str | int] = [self.instance, int(self.ttl * 1000), *pairs]
+            return bool(await self._beat(keys=[key("node", self.node_id)], args=args))
 
     async def claim(self, load: Mapping[str, int], poll_seconds: float = 0.25) -> None:
         """Take this node's id, with a first heartbeat; raise ``NodeIdTakenError`` if another live
