@@ -12,7 +12,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.service.auth import ADMIN_REQUIRED, BotRegistry
 from arena.service.ladders import LadderService
 from arena.service.leagues import LeagueService
-from arena.service.limits import Limits, Lockout
+from arena.service.limits import AdminNetworks, Limits, Lockout
 from arena.service.matches import MatchManager
 from arena.service.sessions import SessionHub
 from arena.store.clients import ClientBook
@@ -41,6 +41,8 @@ class ArenaNode:
     """The heartbeats of this arena's nodes (Redis): None on a node without it."""
     limits: Limits = dataclasses.field(default_factory=Limits)
     """What clients may ask of this node (connections, Hellos, pings, registrations, league sizes)."""
+    admin_networks: AdminNetworks = dataclasses.field(default_factory=AdminNetworks)
+    """Where the admin token is accepted from (``--admin-network``); none listed: anywhere."""
     admin_lockout: Lockout = dataclasses.field(init=False, repr=False)
     """Wrong admin tokens per peer address: a lockout of its own, so that refused bot Hellos and
     wrong admin tokens are counted apart (a bot's guesses do not lock its address out of admin calls)."""
@@ -55,9 +57,20 @@ class ArenaNode:
         one counts against ``peer``'s lockout. From a locked-out peer every call that says a token is
         refused with ``LimitExceededError`` without the token being compared, the right one too: else
         a guesser would learn which guess was right by the answer.
+
+        With ``admin_networks``, a token said from outside them is refused with ``AdminRequiredError``
+        naming them, uncompared and uncounted; inside them a wrong one is not counted.
         """
         if not token:
             return False
+        inside = self.admin_networks.admits(peer)
+        if inside is False:
+            came_from = peer.partition(":")[2] or peer
+            raise AdminRequiredError(
+                f"the admin token is accepted only from {self.admin_networks}; this call came from {came_from}"
+            )
+        if inside:
+            return self.registry.is_admin(token)
         now = self.clock.now()
         wait = self.admin_lockout.locked_for(peer, now)
         if wait > 0:

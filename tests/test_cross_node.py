@@ -23,6 +23,7 @@ from arena.league.schedule import LeagueSpec, schedule_league
 from arena.serve.launch import stop
 from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.serve.startup import advertised_address
+from arena.service.limits import AdminNetworks
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
@@ -381,6 +382,21 @@ async def test_a_node_on_a_port_the_system_chose_tells_the_others_that_port(
             assert await client.hget("arena:node:node-q", "address") == b"arena-1.example:50051"
     finally:
         await client.aclose()
+
+
+async def test_a_node_takes_the_admin_token_only_from_its_admin_networks(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    networks = AdminNetworks.parse(["10.0.0.0/8"])
+    async with (
+        in_process_node(redis7.url, "node-n", tmp_path / "n", admin_networks=networks) as node,
+        grpc.aio.insecure_channel(f"127.0.0.1:{node.port}") as channel,
+    ):
+        registry = registry_pb2_grpc.RegistryServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await registry.RegisterBot(registry_pb2.RegisterBotRequest(name="ann"), metadata=ADMIN_METADATA)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert refused.value.details() == (
+            "the admin token is accepted only from 10.0.0.0/8; this call came from 127.0.0.1"
+        )
 
 
 @pytest.mark.parametrize(

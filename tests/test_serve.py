@@ -100,3 +100,14 @@ def test_the_open_files_soft_limit_is_raised_to_the_hard_one() -> None:
         assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == raised >= 1256
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_an_admin_network_that_is_none_is_one_line(tmp_path: Path) -> None:
+    import sys
+
+    command = [sys.executable, "-m", "arena.cli", "serve", "--data-dir", str(tmp_path), "--admin-network", "10.0.0/8"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "arena serve: --admin-network '10.0.0/8' is not an address or a network (such as 10.0.0.0/8 or fd00::/8)"
+    )

@@ -119,7 +119,7 @@ def _serve(args: argparse.Namespace) -> int:
     # threads start (they could abort a process exiting under them).
     from arena import logs
     from arena.serve.launch import READY, WEB_READY
-    from arena.service.limits import Limits, raise_open_files_limit
+    from arena.service.limits import AdminNetworks, Limits, raise_open_files_limit
 
     logs.configure(args.log_level, json_format=args.log_format == "json")
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -131,6 +131,7 @@ def _serve(args: argparse.Namespace) -> int:
     client_ca = Path(args.tls_client_ca) if args.tls_client_ca else None
     try:
         limits = Limits(**{field.name: getattr(args, field.name) for field in dataclasses.fields(Limits)})
+        admin_networks = AdminNetworks.parse(args.admin_network)
         raise_open_files_limit(limits.max_connections)
     except ValueError as error:
         print(f"arena serve: {error}", file=sys.stderr)
@@ -152,6 +153,7 @@ def _serve(args: argparse.Namespace) -> int:
         limits=limits,
         web_address=web_address(args),
         advertise_address=args.advertise_address,
+        admin_networks=admin_networks,
     )
 
     def ready(node: object) -> None:
@@ -830,6 +832,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="embedded Redis data and the admin token ($ARENA_DATA_DIR; default data/)",
     )
     serve.add_argument("--admin-token", help="admin token (default: $ARENA_ADMIN_TOKEN, or made in DATA_DIR)")
+    serve.add_argument(
+        "--admin-network",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="accept the admin token only from this network (10.0.0.0/8, 127.0.0.1; repeatable), where wrong "
+        "tokens lock no one out; from elsewhere a call saying a token is refused (default: from anywhere, "
+        "wrong tokens locked out per address)",
+    )
     serve.add_argument(
         "--open-registration",
         action="store_true",

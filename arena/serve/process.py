@@ -27,7 +27,7 @@ from arena.serve import startup
 from arena.service.auth import BotRegistry, new_token
 from arena.service.ladders import LadderService, Matchmaker
 from arena.service.leagues import LeagueService
-from arena.service.limits import Limits
+from arena.service.limits import AdminNetworks, Limits
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
@@ -69,6 +69,8 @@ class ServeConfig:
     """A queued match held by a node silent this long is taken over by another."""
     limits: Limits = dataclasses.field(default_factory=Limits)
     """What clients may ask of the node."""
+    admin_networks: AdminNetworks = dataclasses.field(default_factory=AdminNetworks)
+    """Where the admin token is accepted from (``--admin-network``); none listed: anywhere."""
     web_address: str | None = None
     """host:port of the web site (``arena serve --web-port``); None for none."""
     advertise_address: str | None = None
@@ -257,6 +259,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         raise StartupError(f"cannot keep the admin token in the data folder {config.data_dir}: {error}") from error
     metrics = ArenaMetrics()
     node = redis_node(client, admin, config.open_registration, config.keep_alive_seconds, config.limits, metrics)
+    node.admin_networks = config.admin_networks
     clock, hub = node.clock, node.hub
     node.leagues = leagues = LeagueService(
         LeagueStore(client), MatchQueue(client), clock, node.registry.check_plays, config.limits

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import ipaddress
 import resource
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 from arena.errors import LimitExceededError, LimitsError, TimeControlError
@@ -105,6 +107,54 @@ def raise_open_files_limit(max_connections: int) -> int:
 def peer_address(peer: str) -> str:
     """The address part of a gRPC peer (``ipv4:10.0.0.1:5555`` → ``ipv4:10.0.0.1``)."""
     return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+
+
+IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AdminNetworks:
+    """The networks the admin token is accepted from (``--admin-network``, repeatable); none: anywhere.
+
+    Outside them a call that says a token is refused without the token being compared, so nobody
+    there can guess it, nor lock the admin out; inside them wrong tokens are not locked out (the
+    operator's own network: a guesser behind the admin's address locked the admin out with him)."""
+
+    networks: tuple[IpNetwork, ...] = ()
+
+    @classmethod
+    def parse(cls, given: Sequence[str]) -> AdminNetworks:
+        """The networks of ``--admin-network`` values (``10.0.0.0/8``, ``fd00::/8``, ``127.0.0.1``);
+        ``LimitsError`` naming a value that is none."""
+        networks = []
+        for value in given:
+            try:
+                networks.append(ipaddress.ip_network(value.strip(), strict=False))
+            except ValueError:
+                raise LimitsError(
+                    f"--admin-network {value!r} is not an address or a network (such as 10.0.0.0/8 or fd00::/8)"
+                ) from None
+        return cls(tuple(networks))
+
+    def admits(self, peer: str) -> bool | None:
+        """Whether ``peer`` (``peer_address``: ``ipv4:10.0.0.1``, ``ipv6:[::1]``, ``unix:…``) is inside
+        them; None when there are none (the token is accepted anywhere, under the lockout). A Unix
+        socket's peer is on this machine, and inside only if a loopback network is listed."""
+        if not self.networks:
+            return None
+        kind, _, host = peer.partition(":")
+        if kind == "unix":
+            host = "127.0.0.1"
+        try:
+            address = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.networks)
+
+    def __str__(self) -> str:
+        return ", ".join(str(network) for network in self.networks)
 
 
 class PeerCounter:

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 import grpc
 import pytest
 
+from arena.errors import LimitsError
 from arena.league.schedule import LeagueSpec
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
+from arena.service.limits import AdminNetworks
 from arena.store.embedded import EmbeddedRedis
 from arena.v1 import (
     bot_pb2,
@@ -435,3 +438,59 @@ async def test_refused_hellos_do_not_lock_the_admin_out(arena_redis: EmbeddedRed
         assert refused is not None and refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         rotate = registry_pb2_grpc.RegistryServiceStub(arena.channel).RotateToken
         await rotate(registry_pb2.RotateTokenRequest(name="ann"), metadata=ADMIN_METADATA)
+
+
+async def test_from_outside_the_admin_networks_the_admin_token_is_refused_without_being_compared(
+    arena: Arena,
+) -> None:
+    """With ``--admin-network``, an address outside them cannot guess the admin token at all, nor
+    lock the admin out: every call that says a token, the right one too, is refused naming the
+    networks, and none is counted. Bot tokens are not admin tokens: a bot still says Hello."""
+    token = await arena.register("ann")
+    await arena.register("bob")
+    arena.node.admin_networks = AdminNetworks.parse(["10.0.0.0/8", "fd00::/8"])
+    refused = "the admin token is accepted only from 10.0.0.0/8, fd00::/8; this call came from 127.0.0.1"
+    for call in admin_calls(arena) * 2:
+        assert await status_of(call(WRONG_ADMIN)) == (grpc.StatusCode.PERMISSION_DENIED, refused)
+        assert await status_of(call(ADMIN_METADATA)) == (grpc.StatusCode.PERMISSION_DENIED, refused)
+    assert await arena.node.registry.names() == ["ann", "bob"]
+    assert await hello_with(arena.address, token) is None
+    arena.node.admin_networks = AdminNetworks()  # anywhere again: nothing was counted meanwhile
+    assert await status_of(admin_calls(arena)[1](ADMIN_METADATA)) == (grpc.StatusCode.OK, "")
+
+
+async def test_inside_the_admin_networks_wrong_tokens_lock_no_one_out(arena: Arena) -> None:
+    """The admin's own network is trusted: a guesser behind the admin's address (a NAT, the same host)
+    locked the admin out for up to an hour."""
+    await arena.register("ann")
+    await arena.register("bob")
+    arena.node.admin_networks = AdminNetworks.parse(["127.0.0.0/8"])
+    calls = admin_calls(arena)
+    for i in range(30):
+        code, details = await status_of(calls[i % len(calls)](WRONG_ADMIN))
+        assert code == grpc.StatusCode.PERMISSION_DENIED, (i, details)
+    assert await status_of(calls[1](ADMIN_METADATA)) == (grpc.StatusCode.OK, "")
+
+
+@pytest.mark.parametrize("given", ["nonsense", "10.0.0.0/33", "10.0.0.1/8x", ""])
+def test_an_admin_network_that_is_none_is_refused_naming_it(given: str) -> None:
+    with pytest.raises(LimitsError, match=re.escape(f"--admin-network {given!r} is not")):
+        AdminNetworks.parse([given])
+
+
+@pytest.mark.parametrize(
+    ("peer", "inside"),
+    [
+        ("ipv4:10.1.2.3", True),
+        ("ipv4:192.168.0.1", False),
+        ("ipv6:[fd00::1]", True),
+        ("ipv6:[::ffff:10.0.0.7]", True),  # an IPv4 client of a dual-stack socket
+        ("ipv6:[::1]", False),
+        ("unix:/run/arena.sock", False),
+        ("something-else", False),
+    ],
+)
+def test_a_peer_is_inside_the_admin_networks_by_its_address(peer: str, inside: bool) -> None:
+    assert AdminNetworks.parse(["10.0.0.0/8", "fd00::/8"]).admits(peer) is inside
+    assert AdminNetworks().admits(peer) is None
+    assert AdminNetworks.parse(["127.0.0.1"]).admits("unix:/run/arena.sock") is True
