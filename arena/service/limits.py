@@ -288,9 +288,10 @@ MAX_TIME_BANK = 3600.0
 MAX_DISCONNECT_GRACE = 3600.0
 """The longest a client may ask a disconnected bot's seats to be kept, in seconds: 1 hour (the
 default is 10 s). Past these bounds one match could hold its bots' slots for years."""
-MAX_STRIKE_LIMIT = 100
-"""The most strikes a client may let a seat have before it forfeits (the default is 3): past it, a
-bot that never answers would hold its match, and its slot, for a whole game of timeouts."""
+MAX_STRIKE_LIMIT = 10_000
+"""The most strikes a client may let a seat have before it forfeits (the default is 3): more than
+any game's decisions a seat (a limit this high means a seat never forfeits by strikes); a larger one
+is a client's mistake (a -1 sent as an unsigned 4294967295)."""
 
 NANOS = 1_000_000_000
 

@@ -118,7 +118,7 @@ class TimeControl(_message.Message):
     STRIKE_LIMIT_FIELD_NUMBER: _builtins.int
     DISCONNECT_GRACE_FIELD_NUMBER: _builtins.int
     strike_limit: _builtins.int
-    """The number of strikes (late, invalid or illegal actions) that makes a seat forfeit: 1 to 100
+    """The number of strikes (late, invalid or illegal actions) that makes a seat forfeit: 1 to 10,000
     (0 is unset: the server's default).
     """
     @_builtins.property

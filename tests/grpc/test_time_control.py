@@ -52,10 +52,10 @@ BAD: list[tuple[str, duration_pb2.Duration | int, str]] = [
         duration_pb2.Duration(seconds=TEN_THOUSAND_YEARS, nanos=1),
         "time_bank must be between 0 and 1 hour, not 315360000000.000000001 s",
     ),
-    (  # a trial's: accepted, so a seat that never answered was never forfeited
+    (  # a trial's: accepted as it came
         "strike_limit",
-        4_000_000_000,
-        "strike_limit must be at most 100, not 4000000000",
+        4_294_967_295,  # a -1 sent as an unsigned number
+        "strike_limit must be at most 10000, not 4294967295",
     ),
 ]
 """(field, value, the error's details after the field's path)."""
@@ -125,7 +125,7 @@ async def test_time_controls_at_the_bounds_are_accepted(arena: Arena) -> None:
         decision_allowance=duration_pb2.Duration(seconds=600),
         time_bank=duration_pb2.Duration(seconds=3600),
         disconnect_grace=duration_pb2.Duration(seconds=3600),
-        strike_limit=100,
+        strike_limit=10_000,
     )
     request = match_pb2.StartMatchRequest(game="5211", bot_names=["ann", "bob"], seed=1, time_control=tc)
     match_id = (await arena.matches.StartMatch(request, metadata=ADMIN_METADATA)).match_id
