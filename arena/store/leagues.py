@@ -90,6 +90,13 @@ local function bump(hash, field, deltas)
 end
 """
 
+_KEEP_CHART = """
+if tonumber(redis.call('HGET', KEYS[1], 'taken') or '-1') < tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'taken', ARGV[1], 'lines', ARGV[2])
+end
+"""
+"""Keep a league's chart lines unless lines carried further are kept: KEYS chart; ARGV taken, lines JSON."""
+
 _RECORD_RESULT = (
     AGGREGATE_BUMP_LUA
     + """
@@ -193,9 +200,20 @@ class LeagueStore:
         self._unpark = client.register_script(_UNPARK)
         self._drop = client.register_script(_DROP)
         self._requeue = client.register_script(_REQUEUE)
+        self._keep_chart = client.register_script(_KEEP_CHART)
 
     def _key(self, league_id: str, part: str) -> str:
         return key("league", f"{league_id}:{part}")
+
+    async def chart(self, league_id: str) -> dict[str, Any] | None:
+        """The league's Elo lines as the site last kept them (``keep_chart``), or None."""
+        raw = await self.r.hget(self._key(league_id, "chart"), "lines")
+        return None if raw is None else dict(json.loads(raw))
+
+    async def keep_chart(self, league_id: str, taken: int, lines: Mapping[str, Any]) -> None:
+        """Keep the league's Elo lines carried forward over its first ``taken`` results, unless
+        lines carried further are kept already (two views on two nodes: the furthest stays)."""
+        await self._keep_chart(keys=[self._key(league_id, "chart")], args=[taken, json.dumps(lines)])
 
     async def create(
         self,

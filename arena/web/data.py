@@ -71,6 +71,8 @@ BOTS_SHOWN = 200
 CHART_LEADERS = 5
 CHART_CACHE_SIZE = 2 * RECENT_LEAGUES
 """Leagues whose Elo lines are kept (a bot's page charts it in up to ``RECENT_LEAGUES`` leagues)."""
+CHART_KEPT_EVERY = 50
+"""Results a league's chart lines are carried forward by between two copies kept in the store."""
 CHART_READ = 1000
 """Results read from the store at a time while a league's lines are carried forward."""
 REPLAY_CACHE_SIZE = 64
@@ -206,11 +208,13 @@ class SiteData:
     async def _chart(self, info: LeagueInfo, bots: Sequence[str]) -> list[Series]:
         """The Elo lines of ``bots`` in the league: its lines are carried forward by the results
         stored since the last view (``EloLines``), kept for the last ``CHART_CACHE_SIZE`` leagues
-        asked, so the league's page and its bots' pages share them and no view reads a result twice."""
+        asked, so the league's page and its bots' pages share them and no view reads a result twice.
+        Every ``CHART_KEPT_EVERY`` results the lines are kept in the store too, so a view on another
+        node, or after this one forgot them, reads at most that many results besides them."""
+        store = self._leagues().store
         lines = self._charts.get(info.league_id)
         if lines is None:
-            deal_size = info.spec.players_per_match if info.spec.duplicate else 1
-            lines = self._charts[info.league_id] = EloLines(tuple(info.spec.bots), deal_size)
+            lines = self._charts[info.league_id] = await self._kept_lines(info)
             while len(self._charts) > CHART_CACHE_SIZE:
                 self._charts.popitem(last=False)
         else:
@@ -218,11 +222,24 @@ class SiteData:
         async with lines.lock:  # one view carries a league's lines forward at a time
             while lines.taken < info.progress.done:
                 upto = min(info.progress.done, lines.taken + CHART_READ)
-                chunk = await self._leagues().store.results_before(info.league_id, upto, upto - lines.taken)
+                chunk = await store.results_before(info.league_id, upto, upto - lines.taken)
                 await asyncio.to_thread(lines.take, [stored for _, stored in reversed(chunk)], upto)
+                if lines.taken - lines.kept >= CHART_KEPT_EVERY:
+                    await store.keep_chart(info.league_id, lines.taken, await asyncio.to_thread(lines.to_dict))
+                    lines.kept = lines.taken
             every = lines.series()
         by_bot = {line.label: line for line in every}
         return [by_bot[bot] for bot in bots if bot in by_bot]
+
+    async def _kept_lines(self, info: LeagueInfo) -> EloLines:
+        """The league's lines as the store keeps them, else new ones."""
+        deal_size = info.spec.players_per_match if info.spec.duplicate else 1
+        kept = await self._leagues().store.chart(info.league_id)
+        if kept is not None:
+            lines = await asyncio.to_thread(EloLines.from_dict, kept)
+            if lines.bots == tuple(info.spec.bots) and lines.deal_size == deal_size:
+                return lines
+        return EloLines(tuple(info.spec.bots), deal_size)
 
     # --- ladders ------------------------------------------------------------------------------
 

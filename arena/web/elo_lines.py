@@ -41,9 +41,41 @@ class EloLines:
     """The results of duplicate deals not yet whole, by deal."""
     lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock, repr=False)
     """Held by the view that carries the lines forward (``take`` runs off the event loop)."""
+    kept: int = 0
+    """``taken`` when the lines were last kept in the store (``to_dict``)."""
 
     def __post_init__(self) -> None:
-        self.points = {bot: [(0, INITIAL_RATING)] for bot in self.bots}
+        if not self.points:
+            self.points = {bot: [(0, INITIAL_RATING)] for bot in self.bots}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form: its size grows with the bots and the unfinished deals, not the results."""
+        return {
+            "bots": list(self.bots),
+            "deal_size": self.deal_size,
+            "taken": self.taken,
+            "rated": self.rated,
+            "every": self.every,
+            "ladder": self.ladder.to_dict(),
+            "points": {bot: [list(point) for point in points] for bot, points in self.points.items()},
+            "waiting": {deal: [r.to_dict() for r in results] for deal, results in self.waiting.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EloLines:
+        """Read :meth:`to_dict`'s form back (as kept: ``kept`` is its ``taken``)."""
+        taken = int(data["taken"])
+        return cls(
+            bots=tuple(str(b) for b in data["bots"]),
+            deal_size=int(data["deal_size"]),
+            taken=taken,
+            rated=int(data["rated"]),
+            every=int(data["every"]),
+            ladder=EloLadder.from_dict(data["ladder"]),
+            points={str(b): [(int(x), y) for x, y in points] for b, points in data["points"].items()},
+            waiting={str(d): [StoredResult.from_dict(r) for r in rs] for d, rs in data["waiting"].items()},
+            kept=taken,
+        )
 
     def take(self, stored: Iterable[Mapping[str, Any]], upto: int) -> None:
         """Take in the stored results at positions ``taken`` to ``upto`` (in their order; each
