@@ -12,7 +12,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.service.auth import ADMIN_REQUIRED, BotRegistry
 from arena.service.ladders import LadderService
 from arena.service.leagues import LeagueService
-from arena.service.limits import AdminNetworks, Limits, Lockout
+from arena.service.limits import AdminNetworks, Limits, Lockout, peer_host
 from arena.service.matches import MatchManager
 from arena.service.sessions import SessionHub
 from arena.store.clients import ClientBook
@@ -65,9 +65,8 @@ class ArenaNode:
             return False
         inside = self.admin_networks.admits(peer)
         if inside is False:
-            came_from = peer.partition(":")[2] or peer
             raise AdminRequiredError(
-                f"the admin token is accepted only from {self.admin_networks}; this call came from {came_from}"
+                f"the admin token is accepted only from {self.admin_networks}; this call came from {peer_host(peer)}"
             )
         if inside:
             return self.registry.is_admin(token)

@@ -26,6 +26,7 @@ import dataclasses
 import enum
 import ipaddress
 import resource
+import urllib.parse
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -109,6 +110,11 @@ def peer_address(peer: str) -> str:
     return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
 
 
+def peer_host(peer: str) -> str:
+    """The host of a ``peer_address``, as a person writes it: ``ipv6:%5B::1%5D`` → ``::1``."""
+    return urllib.parse.unquote(peer.partition(":")[2] or peer).strip("[]")
+
+
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -142,11 +148,11 @@ class AdminNetworks:
         socket's peer is on this machine, and inside only if a loopback network is listed."""
         if not self.networks:
             return None
-        kind, _, host = peer.partition(":")
+        kind, host = peer.partition(":")[0], peer_host(peer)
         if kind == "unix":
             host = "127.0.0.1"
         try:
-            address = ipaddress.ip_address(host.strip("[]"))
+            address = ipaddress.ip_address(host)
         except ValueError:
             return False
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:

@@ -485,6 +485,7 @@ def test_an_admin_network_that_is_none_is_refused_naming_it(given: str) -> None:
         ("ipv4:192.168.0.1", False),
         ("ipv6:[fd00::1]", True),
         ("ipv6:[::ffff:10.0.0.7]", True),  # an IPv4 client of a dual-stack socket
+        ("ipv6:%5Bfd00::2%5D", True),  # as gRPC writes an IPv6 peer
         ("ipv6:[::1]", False),
         ("unix:/run/arena.sock", False),
         ("something-else", False),
