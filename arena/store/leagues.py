@@ -91,7 +91,7 @@ end
 """
 
 _KEEP_CHART = """
-if tonumber(redis.call('HGET', KEYS[1], 'taken') or '-1') < tonumber(ARGV[1]) then
+if (tonumber(redis.call('HGET', KEYS[1], 'taken') or '') or -1) < tonumber(ARGV[1]) then
   redis.call('HSET', KEYS[1], 'taken', ARGV[1], 'lines', ARGV[2])
 end
 """
@@ -205,15 +205,19 @@ class LeagueStore:
     def _key(self, league_id: str, part: str) -> str:
         return key("league", f"{league_id}:{part}")
 
-    async def chart(self, league_id: str) -> dict[str, Any] | None:
-        """The league's Elo lines as the site last kept them (``keep_chart``), or None."""
+    async def chart(self, league_id: str) -> str | None:
+        """The league's Elo lines (JSON) as the site last kept them (``keep_chart``), or None."""
         raw = await self.r.hget(self._key(league_id, "chart"), "lines")
-        return None if raw is None else dict(json.loads(raw))
+        return None if raw is None else text(raw)
 
-    async def keep_chart(self, league_id: str, taken: int, lines: Mapping[str, Any]) -> None:
-        """Keep the league's Elo lines carried forward over its first ``taken`` results, unless
+    async def forget_chart(self, league_id: str) -> None:
+        """Forget the league's kept Elo lines (ones the site cannot read)."""
+        await self.r.delete(self._key(league_id, "chart"))
+
+    async def keep_chart(self, league_id: str, taken: int, lines: bytes) -> None:
+        """Keep the league's Elo lines (JSON) carried forward over its first ``taken`` results, unless
         lines carried further are kept already (two views on two nodes: the furthest stays)."""
-        await self._keep_chart(keys=[self._key(league_id, "chart")], args=[taken, json.dumps(lines)])
+        await self._keep_chart(keys=[self._key(league_id, "chart")], args=[taken, lines])
 
     async def create(
         self,

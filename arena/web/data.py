@@ -225,7 +225,7 @@ class SiteData:
                 chunk = await store.results_before(info.league_id, upto, upto - lines.taken)
                 await asyncio.to_thread(lines.take, [stored for _, stored in reversed(chunk)], upto)
                 if lines.taken - lines.kept >= CHART_KEPT_EVERY:
-                    await store.keep_chart(info.league_id, lines.taken, await asyncio.to_thread(lines.to_dict))
+                    await store.keep_chart(info.league_id, lines.taken, await asyncio.to_thread(lines.encode))
                     lines.kept = lines.taken
             every = lines.series()
         by_bot = {line.label: line for line in every}
@@ -234,11 +234,13 @@ class SiteData:
     async def _kept_lines(self, info: LeagueInfo) -> EloLines:
         """The league's lines as the store keeps them, else new ones."""
         deal_size = info.spec.players_per_match if info.spec.duplicate else 1
-        kept = await self._leagues().store.chart(info.league_id)
+        store = self._leagues().store
+        kept = await store.chart(info.league_id)
         if kept is not None:
-            lines = await asyncio.to_thread(EloLines.from_dict, kept)
-            if lines.bots == tuple(info.spec.bots) and lines.deal_size == deal_size:
+            lines = await asyncio.to_thread(EloLines.decode, kept)
+            if lines is not None and lines.bots == tuple(info.spec.bots) and lines.deal_size == deal_size:
                 return lines
+            await store.forget_chart(info.league_id)  # kept by another version: kept afresh from now on
         return EloLines(tuple(info.spec.bots), deal_size)
 
     # --- ladders ------------------------------------------------------------------------------

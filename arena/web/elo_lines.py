@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -76,6 +77,18 @@ class EloLines:
             waiting={str(d): [StoredResult.from_dict(r) for r in rs] for d, rs in data["waiting"].items()},
             kept=taken,
         )
+
+    def encode(self) -> bytes:
+        """``to_dict`` as JSON, to be kept in the store."""
+        return json.dumps(self.to_dict(), separators=(",", ":")).encode()
+
+    @classmethod
+    def decode(cls, kept: str | bytes) -> EloLines | None:
+        """Lines ``encode`` kept; None for what is not such lines (kept by another version)."""
+        try:
+            return cls.from_dict(json.loads(kept))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
 
     def take(self, stored: Iterable[Mapping[str, Any]], upto: int) -> None:
         """Take in the stored results at positions ``taken`` to ``upto`` (in their order; each

@@ -27,7 +27,7 @@ from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import connect
 from arena.web.chart import Series
 from arena.web.data import LEAGUE_RESULTS_SCANNED, PAGE_SIZE, SiteData
-from arena.web.elo_lines import CHART_POINTS, elo_series
+from arena.web.elo_lines import CHART_POINTS, EloLines, elo_series
 from arena.web.site import WebServer, start_web
 from tests.grpc.harness import Arena
 
@@ -174,6 +174,11 @@ async def test_a_league_s_chart_reads_each_result_once_and_is_what_all_its_resul
     read = await bytes_sent(service) - before
     assert cold == then
     assert read < 32 * 1024, f"{read} bytes read by a view of a league whose lines another view carried forward"
+    # Lines kept by another version, or spoilt, are not used: the view starts afresh.
+    await service.store.r.hset(f"arena:league:{league_id}:chart", mapping={"taken": 10**9, "lines": "{spoilt"})
+    assert await chart_of(SiteData(arena.node), league_id) == then
+    assert await chart_of(SiteData(arena.node), league_id) == then  # and they are kept afresh
+    assert EloLines.decode(await service.store.chart(league_id) or "") is not None
 
 
 async def test_running_matches_that_fill_a_page_are_followed_by_the_league_s_results(
