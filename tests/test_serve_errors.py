@@ -204,3 +204,20 @@ def test_a_start_up_error_at_debug_level_shows_the_traceback(tmp_path: Path) -> 
 def test_an_advertise_address_that_is_not_host_and_port_is_one_line(tmp_path: Path, given: str) -> None:
     line = serve_fails([*common(tmp_path), "--advertise-address", given], tmp_path)
     assert repr(given) in line and "--advertise-address" in line
+
+
+@pytest.mark.parametrize("where", ["flag", "environment"])
+def test_a_guessable_admin_token_is_refused_in_one_line(
+    tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in a review: a node took ``--admin-token admin``, a dictionary's first guess, lockout or not."""
+    args = common(tmp_path)
+    if where == "flag":
+        args += ["--admin-token", "admin"]
+    else:
+        monkeypatch.setenv("ARENA_ADMIN_TOKEN", "admin")
+    line = serve_fails(args, tmp_path)
+    assert line == (
+        "arena serve: the admin token given is 5 characters long: give one of at least 16 "
+        "(openssl rand -hex 24), or none and the node makes one in its data folder"
+    )

@@ -149,6 +149,22 @@ class RunningNode:
             await asyncio.to_thread(self.embedded.stop)
 
 
+MIN_ADMIN_TOKEN = 16
+"""The fewest characters of an admin token an operator gives: a shorter one is a word to guess."""
+
+
+def given_admin_token(config: ServeConfig) -> str | None:
+    """The admin token the operator gave (``--admin-token`` or ``ARENA_ADMIN_TOKEN``), if any;
+    ``StartupError`` for one shorter than ``MIN_ADMIN_TOKEN``. Checked before the store starts."""
+    token = config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
+    if token and len(token) < MIN_ADMIN_TOKEN:
+        raise StartupError(
+            f"the admin token given is {len(token)} characters long: give one of at least {MIN_ADMIN_TOKEN} "
+            "(openssl rand -hex 24), or none and the node makes one in its data folder"
+        )
+    return token
+
+
 def admin_token_for(config: ServeConfig) -> str | None:
     """The admin token: given, from ARENA_ADMIN_TOKEN, or made once and kept in the data folder.
 
@@ -156,7 +172,7 @@ def admin_token_for(config: ServeConfig) -> str | None:
     and never replaced: a node that finds one keeps it. With open registration too: matches and
     leagues still need the admin token.
     """
-    token = config.admin_token or os.environ.get("ARENA_ADMIN_TOKEN")
+    token = given_admin_token(config)
     if token:
         return token
     path = config.data_dir / "admin-token"
@@ -241,6 +257,7 @@ def redis_node(
 async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -> RunningNode:
     if config.advertise_address is not None:
         startup.check_advertise_address(config.advertise_address)
+    given_admin_token(config)
     if not config.shared_port:
         startup.check_port_free(config.address, "--address")
     if config.metrics_address:

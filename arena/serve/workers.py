@@ -35,7 +35,7 @@ from pathlib import Path
 from arena import logs
 from arena.errors import StartupError
 from arena.serve import startup
-from arena.serve.process import ServeConfig, admin_token_for, open_store
+from arena.serve.process import ServeConfig, admin_token_for, given_admin_token, open_store
 from arena.store.embedded import free_port
 
 log = logging.getLogger(__name__)
@@ -131,6 +131,7 @@ def run_workers(
     startup.check_port_free(config.address, "--address")
     if config.advertise_address is not None:
         startup.check_advertise_address(config.advertise_address)
+    given_admin_token(config)
     if config.metrics_address:
         metrics_host, _, metrics_port = config.metrics_address.rpartition(":")
         for i in range(count):
