@@ -128,6 +128,11 @@ class AdminRequiredError(AuthError):
     """The call needs the admin token."""
 
 
+OUTSIDE_ADMIN_NETWORKS = "the admin token is accepted only from "
+"""How a call that says a token from outside ``--admin-network`` is told so (the networks follow):
+the CLI then gives no hint about passing the token, which was not compared."""
+
+
 class NameTakenError(ArenaError):
     """A bot of that name is already registered."""
 

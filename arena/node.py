@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from arena.errors import AdminRequiredError, LimitExceededError
+from arena.errors import OUTSIDE_ADMIN_NETWORKS, AdminRequiredError, LimitExceededError
 from arena.metrics import ArenaMetrics
 from arena.referee.clock import Clock
 from arena.referee.timecontrol import TimeControl
@@ -66,7 +66,7 @@ class ArenaNode:
         inside = self.admin_networks.admits(peer)
         if inside is False:
             raise AdminRequiredError(
-                f"the admin token is accepted only from {self.admin_networks}; this call came from {peer_host(peer)}"
+                f"{OUTSIDE_ADMIN_NETWORKS}{self.admin_networks}; this call came from {peer_host(peer)}"
             )
         if inside:
             return self.registry.is_admin(token)

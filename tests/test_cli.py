@@ -15,6 +15,7 @@ import pytest
 
 from arena.cli.main import build_parser
 from arena.errors import AuthError
+from arena.service.limits import AdminNetworks
 from tests.grpc.harness import ADMIN, Arena
 from tests.grpc.rawbot import RawBot
 
@@ -155,3 +156,20 @@ def test_a_reader_that_stops_early_gets_no_traceback() -> None:
     code = process.wait(timeout=60)
     assert "Traceback" not in errors and "BrokenPipe" not in errors, errors
     assert code == 1
+
+
+async def test_an_admin_call_from_outside_the_admin_networks_is_told_why_and_no_token_hint(arena: Arena) -> None:
+    """The refusal named the networks, then told the operator to give his token another way: the
+    token was right, the address was not."""
+    arena.node.admin_networks = AdminNetworks.parse(["10.0.0.0/8"])
+    env = {**os.environ, "ARENA_ADMIN_TOKEN": ADMIN}
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "arena.cli", "register", "carol", "--server", arena.address],
+        capture_output=True, text=True, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "arena register: permission_denied: the admin token is accepted only from 10.0.0.0/8; "
+        "this call came from 127.0.0.1"
+    )

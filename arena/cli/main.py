@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from arena.cli.wording import counted
-from arena.errors import AdminTokenMissingError, OperatorError
+from arena.errors import OUTSIDE_ADMIN_NETWORKS, AdminTokenMissingError, OperatorError
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 SERVER_MODULES = frozenset(
@@ -1151,7 +1151,11 @@ def describe_rpc_error(error: Exception, args: argparse.Namespace) -> str:
                 return f"the arena at {server} does not speak TLS: drop --tls-ca (or the server lacks --tls-cert)"
             return f"the arena at {server} wants TLS: give --tls-ca with the CA that signed its certificate"
         return f"cannot reach the arena at {server}: {details}"
-    if code.name in ("UNAUTHENTICATED", "PERMISSION_DENIED") and getattr(args, "admin_token", "x") is None:
+    if (
+        code.name in ("UNAUTHENTICATED", "PERMISSION_DENIED")
+        and getattr(args, "admin_token", "x") is None
+        and not details.startswith(OUTSIDE_ADMIN_NETWORKS)  # the token was not compared: where it came from was wrong
+    ):
         return f"{code.name.lower()}: {details} ({NO_ADMIN_TOKEN.removeprefix('no admin token found: ')})"
     return f"{code.name.lower()}: {details}"
 
