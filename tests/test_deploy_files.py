@@ -105,11 +105,24 @@ def check_fails(deploycheck: Path, *args: str) -> str:
     return result.stderr
 
 
+ADMIN_TOKEN = "0123456789abcdef0123456789abcdef"
+"""What an operator sets as ARENA_ADMIN_TOKEN: the one variable the Compose file has no default for."""
+
+
 @pytest.fixture(scope="module")
 def compose(deploycheck: Path) -> dict[str, Any]:
-    """The Compose project as `docker compose config` resolves it, every variable at its default."""
-    project: dict[str, Any] = check(deploycheck, "compose", str(DEPLOY / "docker-compose.yml"))
+    """The Compose project as `docker compose config` resolves it, every variable but the admin token at
+    its default."""
+    args = ["compose", "-env", f"ARENA_ADMIN_TOKEN={ADMIN_TOKEN}", str(DEPLOY / "docker-compose.yml")]
+    project: dict[str, Any] = check(deploycheck, *args)
     return project
+
+
+def test_compose_will_not_start_without_an_admin_token_of_the_operator_s(deploycheck: Path) -> None:
+    """A token written in the repository is everybody's: the nodes published with ARENA_BIND=0.0.0.0
+    would take it from anyone. Compose refuses to start without one, in one line saying how to make it."""
+    said = check_fails(deploycheck, "compose", str(DEPLOY / "docker-compose.yml"))
+    assert "ARENA_ADMIN_TOKEN" in said and "openssl rand -hex 24" in said
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +263,7 @@ def test_compose_nodes_share_redis_and_the_admin_token_under_distinct_ids(
         assert flags["--redis"] == "redis://redis:6379/0"
         node_ids.add(flags["--node-id"])
         assert service["hostname"] == flags["--node-id"] == name
-        assert service["environment"]["ARENA_ADMIN_TOKEN"] == "change-me-local-only"
+        assert service["environment"]["ARENA_ADMIN_TOKEN"] == ADMIN_TOKEN
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
         # Docker waits for the drain: the grace the node gives its matches, and then some.
         grace = float(flags["--shutdown-grace"])
@@ -471,10 +484,13 @@ def test_arena_pods_drain_take_their_id_and_token_and_are_bounded(
     # Node id from the pod's name.
     assert flags["--node-id"] == "$(POD_NAME)"
     assert env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
-    # The admin token from a Secret that the manifests define, with that key.
+    # The admin token from the Secret that deploy/README.md has the operator make, with that key; the
+    # manifests carry none (a token in the repository is everybody's).
     ref = env["ARENA_ADMIN_TOKEN"]["valueFrom"]["secretKeyRef"]
-    secret = one(k8s, "Secret", ref["name"])
-    assert ref["key"] in secret.get("stringData", {}) | secret.get("data", {})
+    assert not [o for o in k8s if o["kind"] == "Secret"]
+    made = re.search(r"create secret generic (\S+) --from-literal=([\w-]+)=", (DEPLOY / "README.md").read_text())
+    assert made is not None and (ref["name"], ref["key"]) == made.groups()
+    assert ref.get("optional") is not True
     # Redis: the Service the URL names, on its port.
     url = urlparse(flags["--redis"])
     redis_service = one(k8s, "Service", url.hostname or "")
