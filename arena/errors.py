@@ -33,6 +33,7 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── InvalidPageTokenError (ValueError)   a page token that no list gave
     ├── MatchNotFinishedError                a running match's record is not released before its end
     │   └── MatchElsewhereError              it runs on another node of the arena (named)
+    ├── RefereeGoneError                     the node refereeing a watched match stopped answering
     ├── MatchSealedError                     a rotation of a duplicate deal still being played
     ├── LeagueNotFoundError (also KeyError)  no league with that id (arena.service.leagues)
     │   └── LadderNotFoundError              no ladder with that id (arena.service.ladders)
@@ -197,12 +198,18 @@ class MatchNotFinishedError(ArenaError):
 
 
 class MatchElsewhereError(MatchNotFinishedError):
-    """The match runs on another node of the arena: only that node streams it (``node``, ``address``)."""
+    """The match runs on another node of the arena (``node``, ``address``): its record is released there
+    at its end; this node relays its spectators' events."""
 
     def __init__(self, message: str, node: str, address: str) -> None:
         super().__init__(message)
         self.node = node
         self.address = address
+
+
+class RefereeGoneError(ArenaError):
+    """The node refereeing a match that this node relays to a spectator has no heartbeat any more: the
+    spectator's stream ends (mapped to UNAVAILABLE)."""
 
 
 class MatchSealedError(ArenaError):

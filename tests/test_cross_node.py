@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import grpc
 import pytest
 
@@ -254,12 +256,13 @@ async def a_runs_matches_that_b_lists(
         assert (await site_b.match(plain.match_id))["state"] == "running"
         with pytest.raises(NotFoundError, match="duplicate deal"):
             await site_b.match(sealed.match_id)
-        # Watching or fetching it on node B says where it runs, or that it is sealed, as node A would.
-        with pytest.raises(grpc.aio.AioRpcError) as watched:
-            async for _ in on_b.WatchMatch(match_pb2.WatchMatchRequest(match_id=plain.match_id)):
-                pass
-        assert watched.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-        assert "node-a" in (watched.value.details() or "")
+        # Node B streams it as node A does (its summary, then its latest view: the bots are silent);
+        # its record is released at its end, so fetching it says where it runs; a sealed one neither.
+        watched = on_b.WatchMatch(match_pb2.WatchMatchRequest(match_id=plain.match_id))
+        first, latest = await watched.read(), await watched.read()
+        watched.cancel()
+        assert isinstance(first, match_pb2.WatchMatchResponse) and isinstance(latest, match_pb2.WatchMatchResponse)
+        assert first.summary.match_id == plain.match_id and latest.WhichOneof("event") == "view"
         with pytest.raises(grpc.aio.AioRpcError) as fetched:
             await on_b.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=plain.match_id))
         assert fetched.value.code() == grpc.StatusCode.FAILED_PRECONDITION
@@ -273,6 +276,121 @@ async def a_runs_matches_that_b_lists(
     finally:
         for bot in bots:
             await bot.stop()
+
+
+@pytest.mark.slow
+async def test_a_match_refereed_on_one_node_is_watched_live_from_another(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    """A trial watched a match from a node other than its referee's (behind a load balancer any node;
+    with ``--workers N`` the other worker, where the web site is): WatchMatch failed with
+    FAILED_PRECONDITION and the site's live view stayed at "connecting…". Every node streams every
+    running match now, the same events its referee's node sends, to gRPC and to the web site alike."""
+    web = f"127.0.0.1:{free_port()}"
+    async with (
+        in_process_node(redis7.url, "node-b", tmp_path / "b", web_address=web) as b,
+        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
+    ):
+        tokens = await register(to_a, "xy")
+        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=0.01).start() for name in "xy"]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            on_a, on_b = match_pb2_grpc.MatchServiceStub(to_a), match_pb2_grpc.MatchServiceStub(to_b)
+            started = await on_a.StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=11), metadata=ADMIN_METADATA
+            )
+            request = match_pb2.WatchMatchRequest(match_id=started.match_id)
+
+            async def watch(stub: match_pb2_grpc.MatchServiceAsyncStub) -> list[match_pb2.WatchMatchResponse]:
+                return [message async for message in stub.WatchMatch(request, timeout=60)]
+
+            here, there, site = await asyncio.gather(
+                watch(on_a), watch(on_b), live_events(f"http://{web}/api/matches/{started.match_id}/events")
+            )
+            record = (await on_b.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))).record
+        finally:
+            for bot in bots:
+                await bot.stop()
+    assert b.node.matches.relay is not None and not b.node.matches.relay.watches
+    assert a.node.matches.relay is not None and not a.node.matches.relay.streams
+    assert there[0].summary.match_id == started.match_id
+    # Node B's stream is node A's from where it joined: every turn revealed since, in order, then the
+    # same last view and outcome (the record's).
+    revealed = {m.turn_revealed.turn_index: m for m in here if m.WhichOneof("event") == "turn_revealed"}
+    last = max(revealed)
+    seen = [m for m in there if m.WhichOneof("event") == "turn_revealed"]
+    assert seen and [m.turn_revealed.turn_index for m in seen] == list(
+        range(seen[0].turn_revealed.turn_index, last + 1)
+    )
+    assert all(m == revealed[m.turn_revealed.turn_index] for m in seen)
+    assert seen[0].turn_revealed.turn_index < last // 2, "node B joined late"
+    assert there[-2:] == here[-2:] and there[-1].outcome == record.outcome
+    # Node B's web site: the live view's events, turn after turn, to the end.
+    assert site[-1]["kind"] == "ended" and site[-1]["outcome"]["scores"] == list(record.outcome.scores)
+    turns = [event["turn"] for event in site if event["kind"] == "turn"]
+    assert turns == list(range(turns[0], last + 2)) and turns[0] <= last // 2
+
+
+@pytest.mark.slow
+async def test_a_watch_relayed_from_a_node_that_dies_ends_saying_so(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    """A spectator on node B of a match refereed on node A must not wait for ever when node A dies
+    (SIGKILL: no end event is sent): node B ends the stream, UNAVAILABLE, once A's heartbeat is gone."""
+    port = free_port()
+    process = start_serve_node(redis7.url, "node-a", port, tmp_path / "a")
+    try:
+        async with (
+            in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
+            grpc.aio.insecure_channel(f"127.0.0.1:{port}") as to_a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
+        ):
+            tokens = await register(to_a, "xy")
+            bots = [RawBot(f"127.0.0.1:{port}", tokens[name], chooser=lambda _request: None).start() for name in "xy"]
+            try:
+                await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+                tc = common_pb2.TimeControl()
+                tc.decision_allowance.seconds = 600
+                started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
+                    match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=2, time_control=tc),
+                    metadata=ADMIN_METADATA,
+                )
+                call = match_pb2_grpc.MatchServiceStub(to_b).WatchMatch(
+                    match_pb2.WatchMatchRequest(match_id=started.match_id), timeout=60
+                )
+                first, latest = await call.read(), await call.read()
+                assert isinstance(first, match_pb2.WatchMatchResponse) and first.summary.match_id == started.match_id
+                assert isinstance(latest, match_pb2.WatchMatchResponse) and latest.WhichOneof("event") == "view"
+                process.kill()
+                process.wait(10)
+                loop = asyncio.get_running_loop()
+                killed = loop.time()
+                with pytest.raises(grpc.aio.AioRpcError) as ended:
+                    await to_the_end(call)
+                assert ended.value.code() == grpc.StatusCode.UNAVAILABLE
+                assert "node-a" in (ended.value.details() or "")
+                assert loop.time() - killed < 30  # the heartbeat expires, then two checks 2 s apart
+                assert b.node.matches.relay is not None and not b.node.matches.relay.watches
+            finally:
+                for bot in bots:
+                    await bot.stop()
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+async def to_the_end(call: grpc.aio.UnaryStreamCall[Any, Any]) -> None:
+    while (await call.read()) is not grpc.aio.EOF:
+        pass
+
+
+async def live_events(url: str) -> list[dict[str, Any]]:
+    """The server-sent events of a web site's live view, to the stream's end."""
+    events: list[dict[str, Any]] = []
+    async with aiohttp.ClientSession() as session, session.get(url, timeout=aiohttp.ClientTimeout(60)) as response:
+        assert response.status == 200, await response.text()
+        async for line in response.content:
+            if line.startswith(b"data: "):
+                events.append(json.loads(line[6:]))
+    return events
 
 
 @contextlib.asynccontextmanager

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from collections import OrderedDict
-from typing import Literal
+from collections.abc import Mapping
+from typing import Literal, TypeVar
+
+from google.protobuf.message import DecodeError, Message
 
 from arena import catalogue
+from arena.errors import ArenaError, StoredDataError
 from arena.games.base import Outcome
 from arena.league.schedule import LeagueFormat, LeagueSpec
 from arena.league.table import LeagueTable
@@ -15,9 +22,10 @@ from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueInfo, LeagueState
 from arena.service.limits import requested_time_control
+from arena.service.relay import EventCodec
 from arena.service.sessions import Outgoing, ProtocolNotice, Relayed
 from arena.store.match_index import MatchSummary, Phase
-from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2
+from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2, observation_pb2
 from arena.wire import common as wire_common
 from arena.wire.common import length_delimited
 
@@ -234,6 +242,61 @@ def event_to_proto(event: MatchEvent) -> list[match_pb2.WatchMatchResponse]:
     if event.kind is EventKind.ENDED and event.outcome is not None:
         messages.append(match_pb2.WatchMatchResponse(outcome=outcome_to_proto(event.outcome)))
     return messages
+
+
+def event_to_fields(event: MatchEvent) -> dict[str, str]:
+    """A spectator event as the fields of a relay message, its view, round result and outcome in their
+    wire form (``event_from_fields`` reads it back: a node relays its matches' events to spectators
+    on other nodes)."""
+    fields = {
+        "match": event.match_id,
+        "kind": event.kind.value,
+        "turn": str(event.turn),
+        "game": event.game,
+        "actions": json.dumps({str(seat): action for seat, action in event.actions.items()}),
+        "view": _b64(catalogue.observation_to_proto(event.view)),
+    }
+    if event.round_result is not None:
+        fields["result"] = _b64(catalogue.round_result_to_proto(event.round_result[1], event.round_result[0]))
+    if event.outcome is not None:
+        fields["outcome"] = _b64(wire_common.outcome_to_proto(event.outcome))
+    return fields
+
+
+def event_from_fields(fields: Mapping[str, str]) -> MatchEvent:
+    """The event ``event_to_fields`` made; ``StoredDataError`` naming what does not read back."""
+    try:
+        view = catalogue.observation_from_proto(_parsed(observation_pb2.Observation(), fields["view"]))
+        round_result = None
+        if "result" in fields:
+            result = _parsed(observation_pb2.RoundResult(), fields["result"])
+            round_result = (result.round, catalogue.round_result_from_proto(result))
+        outcome = None
+        if "outcome" in fields:
+            outcome = wire_common.outcome_from_proto(_parsed(common_pb2.Outcome(), fields["outcome"]))
+        actions = {int(seat): str(action) for seat, action in json.loads(fields["actions"]).items()}
+        kind = EventKind(fields["kind"])
+        return MatchEvent(
+            fields["match"], kind, int(fields["turn"]), view, fields["game"], actions, outcome, round_result
+        )
+    except (ArenaError, KeyError, ValueError, TypeError, AttributeError, DecodeError, binascii.Error) as error:
+        raise StoredDataError(f"a relayed spectator event does not read back: {error!r}"[:300]) from None
+
+
+RELAYED_EVENTS = EventCodec(event_to_fields, event_from_fields)
+"""How a node's relay sends its matches' events to spectators on other nodes."""
+
+
+def _b64(message: Message) -> str:
+    return base64.b64encode(message.SerializeToString()).decode()
+
+
+_M = TypeVar("_M", bound=Message)
+
+
+def _parsed(message: _M, text: str) -> _M:
+    message.ParseFromString(base64.b64decode(text, validate=True))
+    return message
 
 
 class EventMessages:

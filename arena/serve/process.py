@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import gc
 import logging
 import os
@@ -309,6 +310,8 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
             raise StartupError(f"cannot listen for the sibling workers in {config.siblings_dir}: {error}") from error
         started.callback(links.close)
     relay.adopt = node.matches.adopt
+    relay.spectate = functools.partial(node.matches.watch, relayed=False)
+    relay.events = convert.RELAYED_EVENTS
     node.matches.slots = SlotBroker(client)
     node.matches.listing = listing = RunningIndex(client, node_id)
 

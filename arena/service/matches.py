@@ -478,11 +478,16 @@ class MatchManager:
         return [i for i in running if after is None or i.position < after][:limit]
 
     async def summary(self, match_id: str) -> MatchSummary:
-        """The summary of a match running here or finished, with the errors of ``watch`` (and
-        ``MatchElsewhereError`` for one running on another node: watch it there)."""
+        """The summary of a match running on any node or finished, with the errors of ``watch``."""
         running = self.running.get(match_id)
         if running is None:
-            return MatchSummary.of_record(await self.record(match_id, watching=True))
+            try:
+                return MatchSummary.of_record(await self.record(match_id))
+            except MatchElsewhereError:
+                entry = await self.listing.find(match_id) if self.listing is not None else None
+                if entry is not None:
+                    return entry.info
+                return MatchSummary.of_record(await self.record(match_id))  # it ended meanwhile
         if running.seal is not None:
             raise _sealed(match_id)
         return MatchSummary.of_record(running.match.record, running=True)
@@ -499,10 +504,10 @@ class MatchManager:
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 
-    async def record(self, match_id: str, watching: bool = False) -> MatchRecord:
+    async def record(self, match_id: str) -> MatchRecord:
         """The full record of a finished match. Raises ``MatchSealedError`` for a sealed one, running
         (on any node) or held, naming no node; ``MatchNotFinishedError`` for another running one
-        (``MatchElsewhereError`` if it runs on another node: ``watching`` words it for a spectator);
+        (``MatchElsewhereError`` if it runs on another node);
         else ``MatchNotFoundError`` naming ``match_id`` as it was asked for (a scheduled id too,
         whose run has no record)."""
         running = self.running.get(match_id)
@@ -521,16 +526,12 @@ class MatchManager:
                 if entry.sealed:
                     raise _sealed(match_id)
                 where = f"on node {entry.node[:80]!r} (at {entry.address[:80]})"
-                text = (
-                    f"match {match_id} runs {where}: only its referee's node streams it, watch it there"
-                    if watching
-                    else f"match {match_id} is still running {where}; its record is released at the end"
-                )
+                text = f"match {match_id} is still running {where}; its record is released at the end"
                 raise MatchElsewhereError(text, entry.node, entry.address)
             run = await self.runs(match_id) if self.runs is not None else None
             if run is not None:  # a league's or ladder's match, asked for by its scheduled id
                 try:
-                    return await self.record(run, watching)
+                    return await self.record(run)
                 except MatchSealedError:
                     raise _sealed(match_id) from None  # a sealed run's id is listed nowhere: not named
                 except MatchNotFoundError:
@@ -541,11 +542,19 @@ class MatchManager:
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 
-    async def watch(self, match_id: str) -> AsyncIterator[MatchEvent]:
-        """Public events of a match: the latest state first, then every step until the end."""
+    async def watch(self, match_id: str, relayed: bool = True) -> AsyncIterator[MatchEvent]:
+        """Public events of a match: the latest state first, then every step until the end; of a
+        match running on another node, that node's (``relayed``: the relay asks it for them)."""
         running = self.running.get(match_id)
         if running is None:
-            record = await self.record(match_id)
+            try:
+                record = await self.record(match_id)
+            except MatchElsewhereError as elsewhere:
+                if not relayed or self.relay is None:
+                    raise
+                async for news in self.relay.watch(elsewhere.node, match_id):
+                    yield news
+                return
             yield _final_event(record)
             return
         if running.seal is not None:

@@ -7,6 +7,8 @@ node holds a :class:`ProxySeat` in the bot's session, which delivers them to the
 local seat, and sends back the bot's answers, its presence (disconnected / back) and, past the
 grace period, that it is gone. Where each bot is connected is kept in Redis by its home node
 (``arena:botat:{bot}``, refreshed with the node's heartbeat, expiring when the node dies).
+A spectator of a match refereed on another node is relayed too: its node asks the referee's for the
+match's events (``Relay.watch``), which sends them, public views only, until the match's end.
 The workers of one ``arena serve --workers N`` send each other their messages over direct links
 instead (``arena.service.siblings``), falling back to the inboxes if a link fails.
 """
@@ -15,16 +17,28 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import enum
 import json
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError, SeatGoneError, StoredDataError, echo
+from arena.errors import (
+    ArenaError,
+    LimitExceededError,
+    MatchNotFinishedError,
+    MatchNotFoundError,
+    MatchSealedError,
+    RefereeGoneError,
+    SeatGoneError,
+    StoredDataError,
+    echo,
+)
 from arena.referee.clock import Clock
+from arena.referee.match import EventKind, MatchEvent
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
 from arena.service.siblings import Message, SiblingLinks
@@ -44,6 +58,29 @@ referee's node has no heartbeat at two checks in a row is dropped (its match run
 freeing the bot's match slot long before ``STALE_SECONDS``."""
 FOLLOW_SECONDS = 0.5
 """How often a pending cross-node request checks where its bot is."""
+MAX_STREAMS = 1024
+"""Spectator streams this node sends other nodes at once (each of them caps its own spectators)."""
+WATCHED_BEHIND = 1024
+"""Events a relayed spectator may be behind before it is dropped (as a local one is)."""
+WATCHER_CHECK_SECONDS = 10.0
+"""How often a stream to a spectator's node checks, at its next event, that that node is alive."""
+_WATCH_ERRORS: dict[str, type[ArenaError]] = {
+    "MatchSealedError": MatchSealedError,
+    "MatchNotFoundError": MatchNotFoundError,
+    "MatchNotFinishedError": MatchNotFinishedError,
+    "MatchElsewhereError": MatchNotFinishedError,  # it moved on: its text names where
+    "LimitExceededError": LimitExceededError,
+}
+"""The errors a referee's node may end a relayed spectator stream with, by class name (any other:
+``RefereeGoneError``, with its text)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EventCodec:
+    """A spectator event as the fields of a relay message and back (the gRPC layer's, injected)."""
+
+    encode: Callable[[MatchEvent], dict[str, str]]
+    decode: Callable[[Mapping[str, str]], MatchEvent]
 
 
 class RelayKind(enum.StrEnum):
@@ -67,6 +104,12 @@ class RelayKind(enum.StrEnum):
     """Home to origin: the bot disconnected, or is back."""
     GONE = "gone"
     """Home to origin: the bot is gone for this match."""
+    WATCH = "watch"
+    """A spectator's node to the referee's: send me this match's events."""
+    WATCHED = "watched"
+    """Referee's node to a spectator's: an event of the match, or the error that ends the stream."""
+    UNWATCH = "unwatch"
+    """A spectator's node to the referee's: the spectator left."""
 
     @classmethod
     def parse(cls, text: str) -> RelayKind:
@@ -106,6 +149,13 @@ class Relay:
         self.follower: asyncio.Task[None] | None = None
         self.links: SiblingLinks | None = None
         """Direct links to the sibling workers of this ``arena serve --workers N`` (see ``link_siblings``)."""
+        self.spectate: Callable[[str], AsyncIterator[MatchEvent]] | None = None
+        """A match's events as this node's own spectators get them (``MatchManager.watch``, not relayed)."""
+        self.events: EventCodec | None = None
+        self.watches: dict[str, asyncio.Queue[MatchEvent | ArenaError]] = {}
+        """Spectators here of matches refereed elsewhere, by watch id: the events relayed to them."""
+        self.streams: dict[str, asyncio.Task[None]] = {}
+        """This node's matches' events sent to spectators on other nodes, by watch id."""
 
     # -- sending ------------------------------------------------------------------------------
 
@@ -197,6 +247,94 @@ class Relay:
             reply |= {"error": type(error).__name__, "text": str(error)[:300]}
         self.send(message["origin"], reply)
 
+    async def watch(self, node: str, match_id: str) -> AsyncIterator[MatchEvent]:
+        """The events of a match that ``node`` referees, as its own spectators get them (the latest
+        first, then each until the end), relayed. Raises what that node's watch raised, and
+        ``RefereeGoneError`` if ``node`` has no heartbeat at two checks in a row while nothing comes."""
+        if len(self.watches) >= MAX_STREAMS:
+            raise LimitExceededError("this node relays as many spectator streams as it can: try again later")
+        key = uuid.uuid4().hex
+        queue: asyncio.Queue[MatchEvent | ArenaError] = asyncio.Queue()
+        self.watches[key] = queue
+        self.send(node, {"t": RelayKind.WATCH.value, "match": match_id, "watch": key, "origin": self.node_id})
+        over, missed = False, False
+        try:
+            while True:
+                try:
+                    item = await asyncio.wait_for(queue.get(), ORIGIN_CHECK_SECONDS)
+                except TimeoutError:
+                    try:
+                        alive = (await self.store.alive([node]))[node]
+                    except STORE_ERRORS:
+                        continue  # not known to be gone
+                    if not alive and missed:
+                        over = True
+                        raise RefereeGoneError(
+                            f"node {node[:80]!r}, which referees match {match_id[:80]!r}, is gone: "
+                            "its events stopped; its record tells how it ended once it is stored"
+                        ) from None
+                    missed = not alive
+                    continue
+                missed = False
+                if isinstance(item, ArenaError):
+                    over = True
+                    raise item
+                yield item
+                if item.kind is EventKind.ENDED:
+                    over = True
+                    return
+        finally:
+            self.watches.pop(key, None)
+            if not over:
+                self.send(node, {"t": RelayKind.UNWATCH.value, "watch": key})
+
+    def _watched(self, message: dict[str, str]) -> None:
+        """An event (or the end) of a match relayed to a spectator here."""
+        queue = self.watches.get(message.get("watch", ""))
+        if queue is None:
+            return
+        if "error" in message:
+            error = _WATCH_ERRORS.get(message["error"], RefereeGoneError)
+            queue.put_nowait(error(message.get("text", "the referee's node ended the stream")))
+        elif queue.qsize() >= WATCHED_BEHIND:  # it does not read: dropped, and told so
+            while not queue.empty():
+                queue.get_nowait()
+            queue.put_nowait(LimitExceededError("this spectator fell too far behind its match's events"))
+        else:
+            assert self.events is not None
+            queue.put_nowait(self.events.decode(message))
+
+    def _stream(self, message: dict[str, str]) -> None:
+        """Start sending a match's events to a spectator on another node (``WATCH``)."""
+        key, origin = message.get("watch", ""), message.get("origin", "")
+        if not key or not origin or key in self.streams:
+            raise StoredDataError("a watch request without its watch id or origin, or twice")
+        reply = {"t": RelayKind.WATCHED.value, "watch": key}
+        if self.spectate is None or self.events is None or len(self.streams) >= MAX_STREAMS:
+            text = f"node {self.node_id[:80]!r} relays as many spectator streams as it can: try again later"
+            self.send(origin, reply | {"error": LimitExceededError.__name__, "text": text})
+            return
+        task = asyncio.ensure_future(self._send_events(message.get("match", ""), origin, reply))
+        self.streams[key] = task
+        task.add_done_callback(lambda _: self.streams.pop(key, None))
+
+    async def _send_events(self, match_id: str, origin: str, reply: dict[str, str]) -> None:
+        assert self.spectate is not None
+        assert self.events is not None
+        checked = self.clock.now()
+        try:
+            async for event in self.spectate(match_id):
+                self.send(origin, reply | self.events.encode(event))
+                if self.clock.now() - checked >= WATCHER_CHECK_SECONDS:
+                    checked = self.clock.now()
+                    if not (await self.store.alive([origin]))[origin]:
+                        return  # the spectator's node died: nobody reads these
+        except ArenaError as error:
+            self.send(origin, reply | {"error": type(error).__name__, "text": str(error)[:300]})
+        except STORE_ERRORS as error:
+            text = f"node {self.node_id[:80]!r} could not stream match {match_id[:80]!r}: {error}"
+            self.send(origin, reply | {"error": RefereeGoneError.__name__, "text": text[:300]})
+
     def follow(self, seat: RelaySeat) -> None:
         """Check on ``seat``'s bot while its request is pending (see ``RelaySeat.check``)."""
         self.following.add(seat)
@@ -280,6 +418,17 @@ class Relay:
             waiting = self.replies.get(message.get("req", ""))
             if waiting is not None and not waiting.done():
                 waiting.set_result(message)
+            return
+        if kind is RelayKind.WATCH:
+            self._stream(message)
+            return
+        if kind is RelayKind.WATCHED:
+            self._watched(message)
+            return
+        if kind is RelayKind.UNWATCH:
+            stream = self.streams.get(message.get("watch", ""))
+            if stream is not None:
+                stream.cancel()
             return
         if kind in FROM_HOME:
             seat = self.origin_seats.get((match_id, bot, index))

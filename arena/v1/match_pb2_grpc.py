@@ -99,10 +99,10 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchMatch(self, request, context):
-        """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
-        the node refereeing a running match streams it: asked of another node of the arena, the call
-        fails with FAILED_PRECONDITION naming the referee's node id and address (a sealed match, running
-        or ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
+        """A live stream of a match's public events: no hand and no choice before its reveal, ever. Every
+        node of the arena streams every running match: one that another node referees is relayed from
+        it, and if that node dies the stream ends UNAVAILABLE naming it (a sealed match, running or
+        ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -69,10 +69,10 @@ class MatchServiceStub:
     ended; queued, it is listed as PENDING.
     """
     WatchMatch: _grpc.UnaryStreamMultiCallable[_match_pb2.WatchMatchRequest, _match_pb2.WatchMatchResponse]
-    """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
-    the node refereeing a running match streams it: asked of another node of the arena, the call
-    fails with FAILED_PRECONDITION naming the referee's node id and address (a sealed match, running
-    or ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
+    """A live stream of a match's public events: no hand and no choice before its reveal, ever. Every
+    node of the arena streams every running match: one that another node referees is relayed from
+    it, and if that node dies the stream ends UNAVAILABLE naming it (a sealed match, running or
+    ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
     """
 
 @_typing.type_check_only
@@ -106,10 +106,10 @@ class MatchServiceAsyncStub(MatchServiceStub):
     ended; queued, it is listed as PENDING.
     """
     WatchMatch: _aio.UnaryStreamMultiCallable[_match_pb2.WatchMatchRequest, _match_pb2.WatchMatchResponse]  # type: ignore[assignment]
-    """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
-    the node refereeing a running match streams it: asked of another node of the arena, the call
-    fails with FAILED_PRECONDITION naming the referee's node id and address (a sealed match, running
-    or ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
+    """A live stream of a match's public events: no hand and no choice before its reveal, ever. Every
+    node of the arena streams every running match: one that another node referees is relayed from
+    it, and if that node dies the stream ends UNAVAILABLE naming it (a sealed match, running or
+    ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -164,10 +164,10 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_pb2.WatchMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_match_pb2.WatchMatchResponse], _abc.AsyncIterator[_match_pb2.WatchMatchResponse]]:
-        """A live stream of a match's public events: no hand and no choice before its reveal, ever. Only
-        the node refereeing a running match streams it: asked of another node of the arena, the call
-        fails with FAILED_PRECONDITION naming the referee's node id and address (a sealed match, running
-        or ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
+        """A live stream of a match's public events: no hand and no choice before its reveal, ever. Every
+        node of the arena streams every running match: one that another node referees is relayed from
+        it, and if that node dies the stream ends UNAVAILABLE naming it (a sealed match, running or
+        ended, is FAILED_PRECONDITION on every node until its whole deal has ended, naming no node).
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
