@@ -30,6 +30,7 @@ from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
 from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.web import site as site_module
 from arena.web.data import SiteData
 from arena.wire import record as wire_record
 from arena.wire.common import outcome_from_proto
@@ -375,6 +376,46 @@ async def test_a_watch_relayed_from_a_node_that_dies_ends_saying_so(redis7: Embe
     finally:
         process.kill()
         process.wait(10)
+
+
+@pytest.mark.slow
+async def test_a_live_view_outlasts_its_keep_alives(
+    redis7: EmbeddedRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial left a live view open on a match whose bots think long: at the first keep-alive (15 s
+    without an event) the site's stream ended, for the keep-alive's timeout cancelled the watch
+    under it, and the page stopped following the match. On the referee's node and on another."""
+    monkeypatch.setattr(site_module, "KEEP_ALIVE_SECONDS", 0.3)
+    webs = [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]
+    async with (
+        in_process_node(redis7.url, "node-b", tmp_path / "b", web_address=webs[1]),
+        in_process_node(redis7.url, "node-a", tmp_path / "a", web_address=webs[0]) as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+    ):
+        tokens = await register(to_a, "xy")
+        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=1.5).start() for name in "xy"]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=4), metadata=ADMIN_METADATA
+            )
+            urls = [f"http://{web}/api/matches/{started.match_id}/events" for web in webs]
+            for said in await asyncio.gather(*map(until_the_next_event, urls)):
+                assert said.count(b"\nevent: ") == 1 and said.count(b": keep-alive") >= 2, said[-300:]
+        finally:
+            for bot in bots:
+                await bot.stop()
+
+
+async def until_the_next_event(url: str) -> bytes:
+    """A live view's stream, read until the event after its first (the match's latest state), or its end."""
+    said = b""
+    async with aiohttp.ClientSession() as session, session.get(url, timeout=aiohttp.ClientTimeout(30)) as response:
+        async for line in response.content:
+            said += line
+            if line.startswith(b"event: ") and said.count(b"event: ") == 2:
+                break
+    return said
 
 
 async def to_the_end(call: grpc.aio.UnaryStreamCall[Any, Any]) -> None:

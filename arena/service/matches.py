@@ -10,7 +10,7 @@ import re
 import secrets
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.errors import (
@@ -542,7 +542,7 @@ class MatchManager:
             raise MatchNotFoundError(f"no match {echo(match_id)}")
         return record
 
-    async def watch(self, match_id: str, relayed: bool = True) -> AsyncIterator[MatchEvent]:
+    async def watch(self, match_id: str, relayed: bool = True) -> AsyncGenerator[MatchEvent, None]:
         """Public events of a match: the latest state first, then every step until the end; of a
         match running on another node, that node's (``relayed``: the relay asks it for them)."""
         running = self.running.get(match_id)

@@ -22,7 +22,7 @@ import enum
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -247,7 +247,7 @@ class Relay:
             reply |= {"error": type(error).__name__, "text": str(error)[:300]}
         self.send(message["origin"], reply)
 
-    async def watch(self, node: str, match_id: str) -> AsyncIterator[MatchEvent]:
+    async def watch(self, node: str, match_id: str) -> AsyncGenerator[MatchEvent, None]:
         """The events of a match that ``node`` referees, as its own spectators get them (the latest
         first, then each until the end), relayed. Raises what that node's watch raised, and
         ``RefereeGoneError`` if ``node`` has no heartbeat at two checks in a row while nothing comes."""
