@@ -19,6 +19,7 @@ from arena.errors import (
     BotBusyError,
     BotUnavailableError,
     GameSetupError,
+    LimitExceededError,
     MatchElsewhereError,
     MatchNotFinishedError,
     MatchNotFoundError,
@@ -31,7 +32,7 @@ from arena.referee.clock import Clock
 from arena.referee.match import EventKind, Match, MatchEvent, MatchMetrics, MatchSetup
 from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
-from arena.service.relay import Relay, RelaySeat
+from arena.service.relay import SPECTATOR_BEHIND, Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
 from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position
 from arena.store.running import RunningIndex
@@ -46,7 +47,7 @@ CHORE_SECONDS = 2.0
 STORING_WAIT_SECONDS = 5.0
 """How long a request for a just-ended match's record waits for it to be stored."""
 WATCH_QUEUE_LIMIT = 1024
-"""Events buffered per spectator; a spectator this far behind is dropped."""
+"""Events buffered per spectator; a spectator this far behind is dropped (``SPECTATOR_BEHIND``)."""
 
 
 _REMOTE_ERRORS: dict[str, type[ArenaError]] = {
@@ -108,7 +109,7 @@ class RunningMatch:
     deal: str | None = None
     """Set for a match started ``one_at_a_time``: the deal whose one slot it holds beside its players'."""
     last_event: MatchEvent | None = None
-    watchers: list[asyncio.Queue[MatchEvent | None]] = dataclasses.field(default_factory=list)
+    watchers: list[asyncio.Queue[MatchEvent | LimitExceededError | None]] = dataclasses.field(default_factory=list)
 
     @property
     def holders(self) -> list[str]:
@@ -375,8 +376,7 @@ class MatchManager:
                 for seat in running.seats:
                     seat.release()
                 for watcher in running.watchers:
-                    with contextlib.suppress(asyncio.QueueFull):
-                        watcher.put_nowait(None)
+                    watcher.put_nowait(None)
         try:
             await self._keep(record, seal)
         finally:
@@ -451,10 +451,11 @@ class MatchManager:
             return
         running.last_event = event
         for watcher in list(running.watchers):
-            try:
+            if watcher.qsize() < WATCH_QUEUE_LIMIT:
                 watcher.put_nowait(event)
-            except asyncio.QueueFull:
+            else:  # dropped, and told so once it has read what it was sent
                 running.watchers.remove(watcher)
+                watcher.put_nowait(LimitExceededError(SPECTATOR_BEHIND))
 
     async def running_list(
         self, query: MatchQuery, after: Position | None, limit: int
@@ -559,12 +560,14 @@ class MatchManager:
             return
         if running.seal is not None:
             raise _sealed(match_id)
-        queue: asyncio.Queue[MatchEvent | None] = asyncio.Queue(WATCH_QUEUE_LIMIT)
+        queue: asyncio.Queue[MatchEvent | LimitExceededError | None] = asyncio.Queue()
         if running.last_event is not None:
             queue.put_nowait(running.last_event)
         running.watchers.append(queue)
         try:
             while (event := await queue.get()) is not None:
+                if isinstance(event, LimitExceededError):
+                    raise event
                 yield event
                 if event.kind is EventKind.ENDED:
                     return

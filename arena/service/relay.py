@@ -62,6 +62,8 @@ MAX_STREAMS = 1024
 """Spectator streams this node sends other nodes at once (each of them caps its own spectators)."""
 WATCHED_BEHIND = 1024
 """Events a relayed spectator may be behind before it is dropped (as a local one is)."""
+SPECTATOR_BEHIND = "this spectator fell too far behind its match's events: watch it again"
+"""What a spectator that was dropped for it is told."""
 WATCHER_CHECK_SECONDS = 10.0
 """How often a stream to a spectator's node checks, at its next event, that that node is alive."""
 _WATCH_ERRORS: dict[str, type[ArenaError]] = {
@@ -296,10 +298,10 @@ class Relay:
         if "error" in message:
             error = _WATCH_ERRORS.get(message["error"], RefereeGoneError)
             queue.put_nowait(error(message.get("text", "the referee's node ended the stream")))
-        elif queue.qsize() >= WATCHED_BEHIND:  # it does not read: dropped, and told so
+        elif queue.qsize() >= WATCHED_BEHIND:  # it does not read: dropped, and told so (UNWATCH follows)
             while not queue.empty():
                 queue.get_nowait()
-            queue.put_nowait(LimitExceededError("this spectator fell too far behind its match's events"))
+            queue.put_nowait(LimitExceededError(SPECTATOR_BEHIND))
         else:
             assert self.events is not None
             queue.put_nowait(self.events.decode(message))
@@ -321,17 +323,21 @@ class Relay:
     async def _send_events(self, match_id: str, origin: str, reply: dict[str, str]) -> None:
         assert self.spectate is not None
         assert self.events is not None
-        checked = self.clock.now()
+        checked, missed = self.clock.now(), False
         try:
             async for event in self.spectate(match_id):
                 self.send(origin, reply | self.events.encode(event))
                 if self.clock.now() - checked >= WATCHER_CHECK_SECONDS:
                     checked = self.clock.now()
-                    if not (await self.store.alive([origin]))[origin]:
+                    alive = (await self.store.alive([origin]))[origin]
+                    if not alive and missed:
                         return  # the spectator's node died: nobody reads these
+                    missed = not alive
         except ArenaError as error:
             self.send(origin, reply | {"error": type(error).__name__, "text": str(error)[:300]})
-        except STORE_ERRORS as error:
+        except Exception as error:  # the store failed, or a bug: the spectator is told, not left waiting
+            if not isinstance(error, STORE_ERRORS):
+                log.exception("streaming match %s to node %s failed", match_id[:80], origin[:80])
             text = f"node {self.node_id[:80]!r} could not stream match {match_id[:80]!r}: {error}"
             self.send(origin, reply | {"error": RefereeGoneError.__name__, "text": text[:300]})
 

@@ -16,9 +16,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 import grpc
 import pytest
 
-from arena.errors import LimitsError
+from arena.errors import LimitExceededError, LimitsError
 from arena.league.schedule import LeagueSpec
+from arena.referee.match import EventKind
 from arena.referee.timecontrol import TimeControl
+from arena.service import matches as matches_module
 from arena.service.leagues import LeagueService
 from arena.service.limits import AdminNetworks
 from arena.store.embedded import EmbeddedRedis
@@ -309,6 +311,27 @@ async def test_spectator_streams_are_capped_and_one_frees_a_place(arena_redis: E
             raise AssertionError("no place freed for a new WatchMatch stream")
         for call in [*watching, again]:
             call.cancel()
+
+
+async def test_a_spectator_too_far_behind_is_told_it_was_dropped(
+    arena_redis: EmbeddedRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spectator that reads slower than its match plays is dropped once its buffer is full; it was
+    dropped in silence: it read what was buffered, then waited for ever (its stream, and its place
+    under --max-watchers, held until its client left). Now it reads what was buffered, then the
+    reason (RESOURCE_EXHAUSTED over gRPC)."""
+    monkeypatch.setattr(matches_module, "WATCH_QUEUE_LIMIT", 3)
+    async with limited_arena(arena_redis) as arena:
+        for name in ("s1", "s2"):
+            await arena.connect(name)
+        match_id = await arena.start_match(["s1", "s2"], seed=6)
+        watch = arena.node.matches.watch(match_id)
+        read = [await anext(watch)]  # then it lags: the match plays on
+        await arena.node.matches.wait(match_id)
+        with pytest.raises(LimitExceededError, match="fell too far behind"):
+            async with asyncio.timeout(10):
+                read += [event async for event in watch]
+        assert 1 <= len(read) <= 4 and read[-1].kind is not EventKind.ENDED
 
 
 async def first_read(
