@@ -21,6 +21,7 @@ from arena.cli.admin import register_bot
 from arena.serve.launch import start_serve, stop
 from arena.serve.process import RunningNode, ServeConfig
 from arena.serve.process import start_node as start_in_process
+from arena.serve.workers import default_workers
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.redis_stores import connect
 from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
@@ -222,3 +223,30 @@ async def test_a_match_across_workers_finishes_through_redis_when_their_link_bre
         for node in nodes:
             await node.stop(0.5)
         shutil.rmtree(siblings, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("files", "cores"),
+    [
+        ({}, 8),  # no cgroup files: every core it may run on
+        ({"cpu.max": "max 100000\n"}, 8),  # cgroup v2, no quota
+        ({"cpu.max": "100000 100000\n"}, 1),  # a container limited to one CPU (Kubernetes' limits.cpu: 1)
+        ({"cpu.max": "150000 100000\n"}, 2),  # 1.5 CPUs: the half core is one more worker
+        ({"cpu.max": "50000 100000\n"}, 1),  # never none
+        ({"cpu.max": "1600000 100000\n"}, 8),  # a quota above the cores it may run on
+        ({"cpu/cpu.cfs_quota_us": "200000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 2),  # cgroup v1
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, 8),
+        ({"cpu.max": "garbage\n"}, 8),  # unreadable: ignored
+    ],
+)
+def test_one_worker_per_core_counts_the_cores_a_container_s_quota_gives(
+    tmp_path: Path, files: dict[str, str], cores: int
+) -> None:
+    """`arena serve --workers 0` counted the cores the process may run on, which a container's CPU quota
+    does not change: in a pod limited to one CPU on a 16-core machine it would start 16 workers sharing
+    one CPU's time. It counts the quota of the process's cgroup too (v2 ``cpu.max``, v1
+    ``cpu.cfs_quota_us``)."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert default_workers(allowed=8, cgroup=tmp_path) == cores

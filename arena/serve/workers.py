@@ -44,9 +44,31 @@ READY_SECONDS = 120.0
 """How long a worker may take to start serving."""
 
 
-def default_workers() -> int:
-    """One worker per core this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+CGROUP = Path("/sys/fs/cgroup")
+
+
+def default_workers(allowed: int | None = None, cgroup: Path = CGROUP) -> int:
+    """One worker per core this process may run on (``allowed``: its CPU affinity), or per CPU of its
+    cgroup's quota if that is fewer (a container limited to 1.5 CPUs: 2), at least one."""
+    if allowed is None:
+        allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = _cgroup_cpus(cgroup)
+    return max(1, min(allowed, quota) if quota is not None else allowed)
+
+
+def _cgroup_cpus(cgroup: Path) -> int | None:
+    """The CPUs the cgroup's quota gives, rounded up (v2 ``cpu.max``, else v1); None without one."""
+    try:
+        if (v2 := cgroup / "cpu.max").exists():
+            quota, period = v2.read_text().split()
+        else:
+            quota = (cgroup / "cpu" / "cpu.cfs_quota_us").read_text().strip()
+            period = (cgroup / "cpu" / "cpu.cfs_period_us").read_text().strip()
+        if quota in ("max", "-1"):
+            return None
+        return -(-int(quota) // int(period))
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
 
 
 @dataclasses.dataclass(frozen=True)
