@@ -46,9 +46,12 @@ class ArenaNode:
     admin_lockout: Lockout = dataclasses.field(init=False, repr=False)
     """Wrong admin tokens per peer address: a lockout of its own, so that refused bot Hellos and
     wrong admin tokens are counted apart (a bot's guesses do not lock its address out of admin calls)."""
+    hello_lockout: Lockout = dataclasses.field(init=False, repr=False)
+    """Refused bot Hellos (bad tokens, messages that are no Hello) per peer address."""
 
     def __post_init__(self) -> None:
         self.admin_lockout = Lockout(self.limits.admin_token_failures, self.limits.lockout_seconds)
+        self.hello_lockout = Lockout(self.limits.hello_failures, self.limits.lockout_seconds)
 
     def is_admin(self, token: str | None, peer: str) -> bool:
         """Whether ``token``, said from the address ``peer`` (``peer_address``), is the admin token.
@@ -77,6 +80,7 @@ class ArenaNode:
         if self.registry.is_admin(token):
             return True
         self.admin_lockout.failed(peer, now)
+        self.admin_lockout.share_soon(peer, now)
         return False
 
     def check_admin(self, token: str | None, peer: str) -> None:

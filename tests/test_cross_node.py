@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,11 @@ from arena.league.schedule import LeagueSpec, schedule_league
 from arena.serve.launch import stop
 from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.serve.startup import advertised_address
-from arena.service.limits import AdminNetworks
+from arena.service.limits import AdminNetworks, Limits
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
-from arena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.web import site as site_module
 from arena.web.data import SiteData
 from arena.wire import record as wire_record
@@ -556,6 +556,66 @@ async def test_a_node_takes_the_admin_token_only_from_its_admin_networks(redis7:
         assert refused.value.details() == (
             "the admin token is accepted only from 10.0.0.0/8; this call came from 127.0.0.1"
         )
+
+
+@pytest.mark.slow
+async def test_guesses_spread_over_nodes_count_together(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    """Each node counted wrong admin tokens and refused Hellos on its own: an address that spread its
+    guesses over N nodes (or the N workers of one ``arena serve --workers N``, whose connections the
+    kernel spreads) had N times the guesses before a lockout. The arena's count is kept in Redis now:
+    the node that sees the one past the limit locks the address out, and every other node at its next."""
+    limits = Limits(admin_token_failures=4, hello_failures=3)
+    async with (
+        in_process_node(redis7.url, "node-a", tmp_path / "a", limits=limits) as a,
+        in_process_node(redis7.url, "node-b", tmp_path / "b", limits=limits) as b,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
+    ):
+        token = (await register(to_a, "z"))["z"]
+        wrong = (("authorization", "Bearer not-the-admin-token-at-all"),)
+        start = match_pb2.StartMatchRequest(game="5211", bot_names=["z", "nobody"])
+
+        async def admin_call(channel: grpc.aio.Channel, metadata: Any) -> grpc.StatusCode:
+            try:
+                await match_pb2_grpc.MatchServiceStub(channel).StartMatch(start, metadata=metadata)
+            except grpc.aio.AioRpcError as error:
+                return error.code()
+            raise AssertionError("a match between absent bots started")
+
+        for channel in (to_a, to_a, to_b, to_b):
+            assert await admin_call(channel, wrong) == grpc.StatusCode.PERMISSION_DENIED
+        # The fourth was node B's second: past the arena's limit, node B refuses the right token too.
+        await eventually_code(lambda: admin_call(to_b, ADMIN_METADATA), grpc.StatusCode.RESOURCE_EXHAUSTED)
+        assert await admin_call(to_a, ADMIN_METADATA) == grpc.StatusCode.INVALID_ARGUMENT  # taken: no bot "nobody"
+        assert await admin_call(to_a, wrong) == grpc.StatusCode.PERMISSION_DENIED  # node A's next
+        await eventually_code(lambda: admin_call(to_a, ADMIN_METADATA), grpc.StatusCode.RESOURCE_EXHAUSTED)
+
+        async def hello(channel: grpc.aio.Channel, said: str) -> grpc.StatusCode:
+            first = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=said, games=["5211"]))
+            call = bot_pb2_grpc.BotServiceStub(channel).Connect(iter([first]), timeout=10)
+            try:
+                await call.read()
+            except grpc.aio.AioRpcError as error:
+                return error.code()
+            call.cancel()
+            return grpc.StatusCode.OK
+
+        for channel in (to_a, to_a, to_b):
+            assert await hello(channel, "arena_not-a-token") == grpc.StatusCode.UNAUTHENTICATED
+        assert await hello(to_b, token) == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert await hello(to_a, token) == grpc.StatusCode.OK  # until node A sees one more
+        # Both nodes' counts of admin tokens and of Hellos stayed apart.
+        assert b.node.hello_lockout.locked_for("ipv4:127.0.0.1", b.node.clock.now()) > 0
+
+
+async def eventually_code(call: Callable[[], Awaitable[grpc.StatusCode]], code: grpc.StatusCode) -> None:
+    """Wait (a few seconds at most) until ``call`` answers ``code``: a node takes the arena's count
+    of wrong admin tokens just after it answered the one that crossed the limit."""
+    for _ in range(100):
+        if (answered := await call()) == code:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"still {answered}, not {code}")
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,6 @@ from arena.service.auth import registered_games
 from arena.service.leagues import LeagueService, new_league_id
 from arena.service.limits import (
     HelloRefusal,
-    Lockout,
     PeerCounter,
     RateLimiter,
     StreamAbuse,
@@ -133,7 +132,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         self.node = node
         limits = node.limits
         self._pending = PeerCounter(limits.max_pending_hellos, limits.max_pending_hellos_per_peer)
-        self._lockout = Lockout(limits.hello_failures, limits.lockout_seconds)
+        self._lockout = node.hello_lockout
         self._live: dict[Connection, str] = {}
         """Every live bot stream on this node, with the token it said Hello with."""
         self._sweeper: asyncio.Task[None] | None = None
@@ -305,7 +304,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         if refusal is not None:
             # Silence is bounded by the cap, not punished; a locked-out peer's lockout is not lengthened.
             if refusal[0] not in (HelloRefusal.TIMEOUT, HelloRefusal.LOCKED_OUT):
-                self._lockout.failed(peer, self.node.clock.now())
+                now = self.node.clock.now()
+                self._lockout.failed(peer, now)
+                await self._lockout.share(peer, now)
             await self._refuse(context, *refusal)
         assert not isinstance(first, Undecodable)
         return requests, name, first.hello

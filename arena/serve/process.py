@@ -28,13 +28,14 @@ from arena.serve import startup
 from arena.service.auth import BotRegistry, new_token
 from arena.service.ladders import LadderService, Matchmaker
 from arena.service.leagues import LeagueService
-from arena.service.limits import AdminNetworks, Limits
+from arena.service.limits import FAILURES_FORGOTTEN_SECONDS, AdminNetworks, Limits
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
 from arena.service.sessions import SessionHub
 from arena.service.siblings import SiblingLinks
 from arena.store.clients import RedisClientBook
 from arena.store.embedded import EmbeddedRedis, redacted
+from arena.store.failures import FailureKind, SharedFailures
 from arena.store.ladders import LadderStore
 from arena.store.leagues import LeagueStore
 from arena.store.match_queue import MatchQueue
@@ -310,6 +311,9 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
             raise StartupError(f"cannot listen for the sibling workers in {config.siblings_dir}: {error}") from error
         started.callback(links.close)
     relay.adopt = node.matches.adopt
+    failures = SharedFailures(client, FAILURES_FORGOTTEN_SECONDS)
+    node.admin_lockout.shared = failures.counter(FailureKind.ADMIN_TOKEN)
+    node.hello_lockout.shared = failures.counter(FailureKind.HELLO)
     relay.spectate = functools.partial(node.matches.watch, relayed=False)
     relay.events = convert.RELAYED_EVENTS
     node.matches.slots = SlotBroker(client)

@@ -22,17 +22,19 @@ others, checked by :func:`requested_time_control`): fixed, not flags, as no real
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import enum
 import ipaddress
 import resource
 import urllib.parse
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from arena.errors import LimitExceededError, LimitsError, TimeControlError
 from arena.referee.timecontrol import TimeControl
+from arena.store.redis_stores import STORE_ERRORS
 
 MAX_PEERS = 10_000
 """Entries kept per per-peer table; the least recently used are forgotten first."""
@@ -247,6 +249,10 @@ class Lockout:
     def __init__(self, threshold: int, seconds: float) -> None:
         self.threshold, self.seconds = threshold, seconds
         self._peers: OrderedDict[str, _Failures] = OrderedDict()
+        self.shared: Callable[[str], Awaitable[int]] | None = None
+        """Adds a failure to the arena's count for an address and returns it (``arena.store.failures``):
+        set on a node with Redis, so that guesses spread over nodes count together."""
+        self._sharing: set[asyncio.Task[None]] = set()
 
     def locked_for(self, peer: str, now: float) -> float:
         """Seconds ``peer`` remains locked out (0 when it may try)."""
@@ -264,9 +270,34 @@ class Lockout:
             self._peers.popitem(last=False)
         failures.count += 1
         failures.last = now
+        self._lock(failures, now)
+
+    def _lock(self, failures: _Failures, now: float) -> None:
         over = failures.count - self.threshold
         if over >= 0:
             failures.locked_until = now + min(MAX_LOCKOUT_SECONDS, self.seconds * 2.0 ** min(over, 20))
+
+    async def share(self, peer: str, now: float) -> None:
+        """After ``failed``: add the failure to the arena's count and take that count if it is higher
+        (locking ``peer`` out here on the failures other nodes saw). A store error leaves this node's
+        count alone."""
+        if self.shared is None:
+            return
+        try:
+            count = await self.shared(peer)
+        except STORE_ERRORS:
+            return
+        failures = self._peers.get(peer)
+        if failures is not None and count > failures.count:
+            failures.count = count
+            self._lock(failures, now)
+
+    def share_soon(self, peer: str, now: float) -> None:
+        """``share`` from code that cannot wait for it (the admin check), in a task kept till done."""
+        if self.shared is not None:
+            task = asyncio.ensure_future(self.share(peer, now))
+            self._sharing.add(task)
+            task.add_done_callback(self._sharing.discard)
 
 
 class HelloRefusal(enum.Enum):
