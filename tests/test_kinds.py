@@ -88,7 +88,10 @@ async def test_relay_kinds_round_trip_through_an_inbox(client: aioredis.Redis) -
     entries = await store.read(last, 100, 0)
     texts = [fields["t"] for _, fields in entries]
     assert texts == [k.value for k in RelayKind] + ["shout"]
-    assert texts[:-1] == ["adopt", "adopted", "start", "request", "push", "end", "answer", "presence", "gone"]
+    assert texts[:-1] == [
+        *("adopt", "adopted", "start", "request", "push", "end", "answer", "presence", "gone"),
+        *("watch", "watched", "unwatch"),
+    ]
     assert [RelayKind.parse(text) for text in texts[:-1]] == list(RelayKind)
     with pytest.raises(StoredDataError, match="unknown relay message kind 'shout'"):
         RelayKind.parse(texts[-1])

@@ -34,7 +34,6 @@ from typing import Any
 
 from arena.errors import LimitExceededError, LimitsError, TimeControlError
 from arena.referee.timecontrol import TimeControl
-from arena.store.redis_stores import STORE_ERRORS
 
 MAX_PEERS = 10_000
 """Entries kept per per-peer table; the least recently used are forgotten first."""
@@ -279,14 +278,11 @@ class Lockout:
 
     async def share(self, peer: str, now: float) -> None:
         """After ``failed``: add the failure to the arena's count and take that count if it is higher
-        (locking ``peer`` out here on the failures other nodes saw). A store error leaves this node's
-        count alone."""
+        (locking ``peer`` out here on the failures other nodes saw). ``shared`` answers 0 when it
+        cannot reach the store, which leaves this node's count alone."""
         if self.shared is None:
             return
-        try:
-            count = await self.shared(peer)
-        except STORE_ERRORS:
-            return
+        count = await self.shared(peer)
         failures = self._peers.get(peer)
         if failures is not None and count > failures.count:
             failures.count = count

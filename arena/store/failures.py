@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
-from arena.store.redis_stores import key
+from arena.store.redis_stores import STORE_ERRORS, key
 
 _COUNT = """
 local n = redis.call('INCR', KEYS[1])
@@ -38,9 +38,14 @@ class SharedFailures:
         self.forget_ms = int(forget_seconds * 1000)
 
     def counter(self, kind: FailureKind) -> Callable[[str], Awaitable[int]]:
-        """Adds one failure of ``kind`` from an address; returns the arena's count for it."""
+        """Adds one failure of ``kind`` from an address; returns the arena's count for it, or 0 when the
+        store cannot be reached (each node then goes by its own count)."""
 
         async def count(address: str) -> int:
-            return int(await self._count(keys=[key(f"failures:{kind.value}", address[:200])], args=[self.forget_ms]))
+            try:
+                stored = await self._count(keys=[key(f"failures:{kind.value}", address[:200])], args=[self.forget_ms])
+            except STORE_ERRORS:
+                return 0
+            return int(stored)
 
         return count
