@@ -2,8 +2,9 @@
 
 Every number of :class:`Limits` is an ``arena serve`` flag (see the README, "Limits"). The
 transport applies the connection-level ones (gRPC core channel args); the services apply the rest
-with the pieces below, all keyed by the client's *peer address* (its IP, without the port) and
-told the time by the caller, so tests drive them without sleeping:
+with the pieces below, all keyed by the client's *peer address* (its IP, without the port; an IPv6
+address by its /64, see :func:`counted_as`) and told the time by the caller, so tests drive them
+without sleeping:
 
 - :class:`PeerCounter`: how many of something each peer holds now (streams awaiting a Hello),
   with a global cap and a per-peer cap.
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
+import functools
 import ipaddress
 import resource
 import urllib.parse
@@ -116,6 +118,23 @@ def peer_host(peer: str) -> str:
     return urllib.parse.unquote(peer.partition(":")[2] or peer).strip("[]")
 
 
+@functools.lru_cache(maxsize=4096)
+def counted_as(peer: str) -> str:
+    """What the per-peer limits count ``peer`` (a ``peer_address``) as: an IPv6 address as its /64,
+    the block that one host or one subscriber is given (counted by address, one client would have
+    2**64 allowances), an IPv4-mapped one as its IPv4 address (a dual-stack listener's IPv4
+    client), anything else as it is."""
+    if not peer.startswith("ipv6:"):
+        return peer
+    try:
+        address = ipaddress.IPv6Address(peer_host(peer).partition("%")[0])  # without a zone
+    except ValueError:
+        return peer
+    if address.ipv4_mapped is not None:
+        return f"ipv4:{address.ipv4_mapped}"
+    return f"ipv6:{ipaddress.IPv6Network((address, 64), strict=False)}"
+
+
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -174,6 +193,7 @@ class PeerCounter:
 
     def acquire(self, peer: str) -> None:
         """Take one for ``peer``; raises ``LimitExceededError`` past either cap."""
+        peer = counted_as(peer)
         mine = self._by_peer.get(peer, 0)
         if self.held >= self.total:
             raise LimitExceededError(f"more than {self.total} bot streams are awaiting their Hello; try again later")
@@ -184,6 +204,7 @@ class PeerCounter:
 
     def release(self, peer: str) -> None:
         """Give one back."""
+        peer = counted_as(peer)
         mine = self._by_peer.get(peer, 0)
         if mine <= 1:
             self._by_peer.pop(peer, None)
@@ -222,6 +243,7 @@ class RateLimiter:
 
     def check(self, peer: str, now: float, what: str) -> None:
         """Spend one of ``peer``'s allowance; raises ``LimitExceededError`` when none is left."""
+        peer = counted_as(peer)
         bucket = self._buckets.pop(peer, None) or TokenBucket(self.per_minute / 60.0, self.per_minute)
         self._buckets[peer] = bucket
         while len(self._buckets) > MAX_PEERS:
@@ -255,12 +277,13 @@ class Lockout:
 
     def locked_for(self, peer: str, now: float) -> float:
         """Seconds ``peer`` remains locked out (0 when it may try)."""
-        failures = self._peers.get(peer)
+        failures = self._peers.get(counted_as(peer))
         return 0.0 if failures is None else max(0.0, failures.locked_until - now)
 
     def failed(self, peer: str, now: float) -> None:
         """Count a failure (a refused Hello, a wrong admin token); past the threshold lock the peer
         out, longer each time."""
+        peer = counted_as(peer)
         failures = self._peers.pop(peer, None) or _Failures()
         if now - failures.last > FAILURES_FORGOTTEN_SECONDS and now >= failures.locked_until:
             failures.count = 0
@@ -282,6 +305,7 @@ class Lockout:
         cannot reach the store, which leaves this node's count alone."""
         if self.shared is None:
             return
+        peer = counted_as(peer)
         count = await self.shared(peer)
         failures = self._peers.get(peer)
         if failures is not None and count > failures.count:

@@ -24,6 +24,31 @@ def test_peer_addresses_drop_the_port() -> None:
     assert peer_address("unix:/tmp/sock") == "unix:/tmp/sock"
 
 
+def test_ipv6_peers_are_counted_by_their_64_prefix_and_mapped_ipv4_as_ipv4() -> None:
+    """A host or a subscriber is given a /64: counted per address, it would have 2**64 allowances."""
+    lockout, limiter, counter = Lockout(threshold=2, seconds=10.0), RateLimiter(per_minute=2), PeerCounter(10, 2)
+    for host in ("1", "2"):
+        peer = peer_address(f"ipv6:%5B2001:db8:0:7::{host}%5D:5555")  # as grpc writes it
+        lockout.failed(peer, 0.0)
+        limiter.check(peer, 0.0, "calls")
+        counter.acquire(peer)
+    neighbour = "ipv6:[2001:db8:0:7:ffff:ffff:ffff:ffff]"
+    assert lockout.locked_for(neighbour, 0.0) == 10.0
+    with pytest.raises(LimitExceededError, match="more than 2 calls a minute from your address"):
+        limiter.check(neighbour, 0.0, "calls")
+    with pytest.raises(LimitExceededError, match="more than 2 bot streams from your address"):
+        counter.acquire(neighbour)
+    assert lockout.locked_for("ipv6:[2001:db8:0:8::1]", 0.0) == 0  # the next /64 is someone else
+    counter.release("ipv6:[2001:db8:0:7::abc]")
+    counter.acquire("ipv6:[2001:db8:0:7::def]")
+    lockout.failed("ipv4:10.0.0.1", 0.0)
+    lockout.failed("ipv6:[::ffff:10.0.0.1]", 0.0)  # an IPv4 client of a dual-stack listener
+    assert lockout.locked_for("ipv4:10.0.0.1", 0.0) == 10.0
+    assert lockout.locked_for("ipv4:10.0.0.2", 0.0) == 0
+    lockout.failed("unix:/tmp/sock", 0.0)
+    assert lockout.locked_for("unix:/tmp/sock", 0.0) == 0
+
+
 def test_a_peer_counter_holds_a_global_and_a_per_peer_cap_and_gives_back() -> None:
     counter = PeerCounter(total=3, per_peer=2)
     counter.acquire("a")
