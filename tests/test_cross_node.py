@@ -26,6 +26,7 @@ from arena.serve.launch import stop
 from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.serve.startup import advertised_address
 from arena.service.limits import AdminNetworks, Limits
+from arena.service.relay import ProxySeat
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
@@ -345,15 +346,25 @@ async def test_a_watch_relayed_from_a_node_that_dies_ends_saying_so(redis7: Embe
             grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
         ):
             tokens = await register(to_a, "xy")
-            bots = [RawBot(f"127.0.0.1:{port}", tokens[name], chooser=lambda _request: None).start() for name in "xy"]
+            bots = [  # x's seat is relayed by node B
+                RawBot(address, tokens[name], chooser=lambda _request: None, capacity=1).start()
+                for address, name in ((f"127.0.0.1:{port}", "y"), (f"127.0.0.1:{b.port}", "x"))
+            ]
             try:
                 await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+                await located(b.redis, "x", "y")
                 tc = common_pb2.TimeControl()
                 tc.decision_allowance.seconds = 600
                 started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                    match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=2, time_control=tc),
+                    match_pb2.StartMatchRequest(game="5211", bot_names=["y", "x"], seed=2, time_control=tc),
                     metadata=ADMIN_METADATA,
                 )
+                x = b.node.hub.sessions["x"]
+                for _ in range(100):
+                    if x.all_seats():
+                        break
+                    await asyncio.sleep(0.05)
+                assert [type(seat) for seat in x.all_seats()] == [ProxySeat] and x.free_slots == 0
                 call = match_pb2_grpc.MatchServiceStub(to_b).WatchMatch(
                     match_pb2.WatchMatchRequest(match_id=started.match_id), timeout=60
                 )
@@ -376,6 +387,73 @@ async def test_a_watch_relayed_from_a_node_that_dies_ends_saying_so(redis7: Embe
     finally:
         process.kill()
         process.wait(10)
+
+
+@pytest.mark.slow
+async def test_a_node_restarted_under_its_id_ends_its_relayed_watches_and_frees_its_relayed_seats(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """A node restarted after a crash waits out its old heartbeat and takes its id back within a
+    quarter of a second. The other node checked only that the id was alive: it saw it alive again,
+    its spectator waited for ever for events of a match the new instance never had, and its bot's
+    seat in that match held one of the bot's slots for two minutes (the seats' silence limit)."""
+    port = free_port()
+    process = start_serve_node(redis7.url, "node-a", port, tmp_path / "a")
+    again: subprocess.Popen[str] | None = None
+    try:
+        async with (
+            in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
+            grpc.aio.insecure_channel(f"127.0.0.1:{port}") as to_a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
+        ):
+            tokens = await register(to_a, "xy")
+            bots = [  # x's seat is relayed by node B
+                RawBot(address, tokens[name], chooser=lambda _request: None, capacity=1).start()
+                for address, name in ((f"127.0.0.1:{port}", "y"), (f"127.0.0.1:{b.port}", "x"))
+            ]
+            try:
+                await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+                await located(b.redis, "x", "y")
+                tc = common_pb2.TimeControl()
+                tc.decision_allowance.seconds = 600
+                started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
+                    match_pb2.StartMatchRequest(game="5211", bot_names=["y", "x"], seed=2, time_control=tc),
+                    metadata=ADMIN_METADATA,
+                )
+                x = b.node.hub.sessions["x"]
+                for _ in range(100):
+                    if x.all_seats():
+                        break
+                    await asyncio.sleep(0.05)
+                assert [type(seat) for seat in x.all_seats()] == [ProxySeat] and x.free_slots == 0
+                call = match_pb2_grpc.MatchServiceStub(to_b).WatchMatch(
+                    match_pb2.WatchMatchRequest(match_id=started.match_id), timeout=60
+                )
+                first, latest = await call.read(), await call.read()
+                assert isinstance(first, match_pb2.WatchMatchResponse) and first.summary.match_id == started.match_id
+                assert isinstance(latest, match_pb2.WatchMatchResponse) and latest.WhichOneof("event") == "view"
+                process.kill()
+                process.wait(10)
+                # As a service manager does; it takes the id back once the old heartbeat expires.
+                again = await asyncio.to_thread(start_serve_node, redis7.url, "node-a", port, tmp_path / "a")
+                with pytest.raises(grpc.aio.AioRpcError) as ended:
+                    await to_the_end(call)
+                assert ended.value.code() == grpc.StatusCode.UNAVAILABLE, ended.value.details()
+                assert started.match_id in (ended.value.details() or "")
+                assert b.node.matches.relay is not None and not b.node.matches.relay.watches
+                for _ in range(100):  # two checks 2 s apart
+                    if x.free_slots:
+                        break
+                    await asyncio.sleep(0.1)
+                assert x.free_slots == 1
+            finally:
+                for bot in bots:
+                    await bot.stop()
+    finally:
+        for node in (process, again):
+            if node is not None:
+                node.kill()
+                node.wait(10)
 
 
 @pytest.mark.slow

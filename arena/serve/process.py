@@ -318,6 +318,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     relay.events = convert.RELAYED_EVENTS
     node.matches.slots = SlotBroker(client)
     node.matches.listing = listing = RunningIndex(client, node_id)
+    relay.where = listing.nodes_of
 
     async def arrived(name: str) -> None:
         """A bot connected: say where it is, queue again what was parked for it, wake the workers."""

@@ -22,7 +22,7 @@ import enum
 import json
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Collection, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +54,9 @@ STALE_SECONDS = 120.0
 """A cross-node seat whose referee has said nothing this long is dropped (its node died)."""
 ORIGIN_CHECK_SECONDS = 2.0
 """How often a node checks that the referees of its bots' cross-node seats are alive: a seat whose
-referee's node has no heartbeat at two checks in a row is dropped (its match runs elsewhere now),
-freeing the bot's match slot long before ``STALE_SECONDS``."""
+referee's node has no heartbeat, or no longer lists the match (it restarted under its id), at two
+checks in a row is dropped (its match runs elsewhere now), freeing the bot's match slot long before
+``STALE_SECONDS``. Relayed spectator streams are checked so too, while nothing comes."""
 FOLLOW_SECONDS = 0.5
 """How often a pending cross-node request checks where its bot is."""
 MAX_STREAMS = 1024
@@ -154,6 +155,9 @@ class Relay:
         self.spectate: Callable[[str], AsyncIterator[MatchEvent]] | None = None
         """A match's events as this node's own spectators get them (``MatchManager.watch``, not relayed)."""
         self.events: EventCodec | None = None
+        self.where: Callable[[Sequence[str]], Awaitable[list[str | None]]] | None = None
+        """The node each match is listed on in the running index (``RunningIndex.nodes_of``): a
+        referee's node restarted under its id after a crash is alive, but it has not its matches."""
         self.watches: dict[str, asyncio.Queue[MatchEvent | ArenaError]] = {}
         """Spectators here of matches refereed elsewhere, by watch id: the events relayed to them."""
         self.streams: dict[str, asyncio.Task[None]] = {}
@@ -252,7 +256,8 @@ class Relay:
     async def watch(self, node: str, match_id: str) -> AsyncGenerator[MatchEvent, None]:
         """The events of a match that ``node`` referees, as its own spectators get them (the latest
         first, then each until the end), relayed. Raises what that node's watch raised, and
-        ``RefereeGoneError`` if ``node`` has no heartbeat at two checks in a row while nothing comes."""
+        ``RefereeGoneError`` if, at two checks in a row while nothing comes, ``node`` has no
+        heartbeat or the running index no longer has the match there (``where``)."""
         if len(self.watches) >= MAX_STREAMS:
             raise LimitExceededError("this node relays as many spectator streams as it can: try again later")
         key = uuid.uuid4().hex
@@ -266,16 +271,16 @@ class Relay:
                     item = await asyncio.wait_for(queue.get(), ORIGIN_CHECK_SECONDS)
                 except TimeoutError:
                     try:
-                        alive = (await self.store.alive([node]))[node]
+                        there = (await self._referees([(node, match_id)]))[0]
                     except STORE_ERRORS:
                         continue  # not known to be gone
-                    if not alive and missed:
+                    if not there and missed:
                         over = True
                         raise RefereeGoneError(
-                            f"node {node[:80]!r}, which referees match {match_id[:80]!r}, is gone: "
+                            f"node {node[:80]!r}, which refereed match {match_id[:80]!r}, is gone or restarted: "
                             "its events stopped; its record tells how it ended once it is stored"
                         ) from None
-                    missed = not alive
+                    missed = not there
                     continue
                 missed = False
                 if isinstance(item, ArenaError):
@@ -391,20 +396,29 @@ class Relay:
         except Exception:
             log.exception("bad relay message %s", where)
 
+    async def _referees(self, pairs: Sequence[tuple[str, str]]) -> list[bool]:
+        """For each (node, match): whether the node is alive and, with ``where``, the running index
+        has the match on it."""
+        alive = await self.store.alive(sorted({node for node, _ in pairs}))
+        if self.where is None:
+            return [alive[node] for node, _ in pairs]
+        listed = await self.where([match_id for _, match_id in pairs])
+        return [alive[node] and on == node for (node, _), on in zip(pairs, listed, strict=True)]
+
     async def check_origins(self) -> None:
-        """Mark the cross-node seats whose referee's node has had no heartbeat at two checks in a row."""
+        """Mark the cross-node seats whose referee's node has had no heartbeat, or no longer lists
+        their match (it restarted), at two checks in a row."""
         proxies = [
             seat
             for session in self.hub.sessions.values()
             for seat in session.all_seats()
             if isinstance(seat, ProxySeat) and not seat.origin_gone
         ]
-        origins = sorted({seat.origin for seat in proxies})
-        if not origins:
+        if not proxies:
             return
-        alive = await self.store.alive(origins)
-        for seat in proxies:
-            if alive[seat.origin]:
+        there = await self._referees([(seat.origin, seat.match_id) for seat in proxies])
+        for seat, referees in zip(proxies, there, strict=True):
+            if referees:
                 seat.origin_missed = False
             elif seat.origin_missed:
                 seat.origin_gone = True

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -162,6 +162,14 @@ class RunningIndex:
         entry = RunningEntry.from_json(raw)
         address = (await self._alive({entry.node})).get(entry.node)
         return None if address is None else dataclasses.replace(entry, address=address)
+
+    async def nodes_of(self, match_ids: Sequence[str]) -> list[str | None]:
+        """The node each match is listed on (sealed ones too), None for one not listed: it ended,
+        or its node was swept or restarted (``clear``). One round trip; it does not look at heartbeats."""
+        if not match_ids:
+            return []
+        raws = await self.r.mget([key("running-match", m) for m in match_ids])
+        return [None if raw is None else RunningEntry.from_json(raw).node for raw in raws]
 
     async def sweep(self) -> None:
         """Unlist up to ``SWEEP`` matches of each node that has running entries and no heartbeat."""

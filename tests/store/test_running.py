@@ -101,6 +101,18 @@ async def test_a_node_restarting_under_its_id_clears_what_it_left(client: aiored
     assert await client.keys("arena:running*") == []
 
 
+async def test_each_match_is_told_with_the_node_it_is_listed_on_sealed_ones_too(client: aioredis.Redis) -> None:
+    a, b = await live(client, "node-a"), RunningIndex(client, "node-b")  # b has no heartbeat: not looked at
+    await a.started(info("m1", 1.0), sealed=False)
+    await a.started(info("m2", 2.0), sealed=True)
+    await b.started(info("m3", 3.0), sealed=False)
+    assert await a.nodes_of(["m3", "m1", "nope", "m2"]) == ["node-b", "node-a", None, "node-a"]
+    await a.ended(info("m1", 1.0))
+    await b.clear()  # node-b restarted under its id
+    assert await a.nodes_of(["m1", "m2", "m3"]) == [None, "node-a", None]
+    assert await a.nodes_of([]) == []
+
+
 async def test_a_list_bounded_by_its_scan_goes_on_from_where_it_stopped(
     client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
