@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +19,15 @@ import grpc
 import pytest
 
 from arena.cli.admin import create_league, register_bot
-from arena.errors import NotFoundError
+from arena.errors import LimitExceededError, NotFoundError
 from arena.games.lookup import get_game
 from arena.league.schedule import LeagueSpec, schedule_league
 from arena.serve.launch import stop
 from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.serve.startup import advertised_address
+from arena.service import relay as relay_module
 from arena.service.limits import AdminNetworks, Limits
-from arena.service.relay import ProxySeat
+from arena.service.relay import ProxySeat, RelayKind
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
@@ -457,6 +458,92 @@ async def test_a_node_restarted_under_its_id_ends_its_relayed_watches_and_frees_
 
 
 @pytest.mark.slow
+async def test_a_relayed_watch_that_stops_hearing_from_the_referee_ends_saying_so(
+    redis7: EmbeddedRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The relay drops what it could not post to Redis in about 30 s: a trial lost a relayed
+    spectator's messages, and with both nodes alive and the match running the spectator waited
+    (for ever, had the end been lost too). The referee's node now says it is still streaming when
+    it has nothing to send, and a spectator's node that hears nothing for a while lets it go."""
+    monkeypatch.setattr(relay_module, "WATCH_KEEP_ALIVE_SECONDS", 0.2)
+    monkeypatch.setattr(relay_module, "WATCH_SILENCE_SECONDS", 1.0)
+    monkeypatch.setattr(relay_module, "ORIGIN_CHECK_SECONDS", 0.2)
+    async with (
+        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
+        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
+    ):
+        relay = a.node.matches.relay
+        assert relay is not None
+        post = relay.store.post
+        posted: list[int] = []
+
+        async def losing(node: str, messages: Sequence[Mapping[str, str]]) -> None:
+            """The referee's posts, but those to node B after its first two events are lost."""
+            if node == "node-b" and len(posted) >= 2:
+                return
+            posted.extend(1 for m in messages if m.get("t") == RelayKind.WATCHED.value and "kind" in m)
+            await post(node, messages)
+
+        monkeypatch.setattr(relay.store, "post", losing)
+        tokens = await register(to_a, "xy")
+        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=0.3).start() for name in "xy"]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=4), metadata=ADMIN_METADATA
+            )
+            call = match_pb2_grpc.MatchServiceStub(to_b).WatchMatch(
+                match_pb2.WatchMatchRequest(match_id=started.match_id), timeout=30
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as ended:
+                await to_the_end(call)
+            assert ended.value.code() == grpc.StatusCode.UNAVAILABLE, ended.value.details()
+            assert "said nothing of it for 1 s" in (ended.value.details() or "")
+            assert started.match_id in a.node.matches.running  # it went on without the spectator
+            assert b.node.matches.relay is not None and not b.node.matches.relay.watches
+        finally:
+            for bot in bots:
+                await bot.stop()
+
+
+@pytest.mark.slow
+async def test_a_relayed_spectator_dropped_for_falling_behind_stops_its_stream_at_the_referee(
+    redis7: EmbeddedRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial's spectator on node B fell behind and was dropped, but node B did not tell node A,
+    which went on posting each event of the match to B (and holding one of its relayed streams)."""
+    monkeypatch.setattr(relay_module, "WATCHED_BEHIND", 3)
+    async with (
+        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
+        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+    ):
+        tokens = await register(to_a, "xy")
+        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=0.2).start() for name in "xy"]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
+                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=5), metadata=ADMIN_METADATA
+            )
+            async with contextlib.aclosing(b.node.matches.watch(started.match_id)) as events:
+                await anext(events)
+                assert a.node.matches.relay is not None and a.node.matches.relay.streams
+                await asyncio.sleep(1.5)  # the spectator does not read: events pile up on node B
+                with pytest.raises(LimitExceededError, match="fell too far behind"):
+                    await anext(events)
+            for _ in range(20):
+                if not a.node.matches.relay.streams:
+                    break
+                await asyncio.sleep(0.05)
+            assert not a.node.matches.relay.streams and started.match_id in a.node.matches.running
+        finally:
+            for bot in bots:
+                await bot.stop()
+
+
+@pytest.mark.slow
 async def test_a_live_view_outlasts_its_keep_alives(
     redis7: EmbeddedRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -464,6 +551,10 @@ async def test_a_live_view_outlasts_its_keep_alives(
     without an event) the site's stream ended, for the keep-alive's timeout cancelled the watch
     under it, and the page stopped following the match. On the referee's node and on another."""
     monkeypatch.setattr(site_module, "KEEP_ALIVE_SECONDS", 0.3)
+    # The relayed watch's own keep-alives keep it open past a silence limit shorter than a think.
+    monkeypatch.setattr(relay_module, "WATCH_KEEP_ALIVE_SECONDS", 0.2)
+    monkeypatch.setattr(relay_module, "WATCH_SILENCE_SECONDS", 0.8)
+    monkeypatch.setattr(relay_module, "ORIGIN_CHECK_SECONDS", 0.2)
     webs = [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]
     async with (
         in_process_node(redis7.url, "node-b", tmp_path / "b", web_address=webs[1]),

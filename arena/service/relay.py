@@ -22,7 +22,7 @@ import enum
 import json
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from arena.errors import (
 from arena.referee.clock import Clock
 from arena.referee.match import EventKind, MatchEvent
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
+from arena.service.keepalive import with_keep_alives
 from arena.service.sessions import BotSession, Outgoing, Relayed, RemoteSeat, SessionHub
 from arena.service.siblings import Message, SiblingLinks
 from arena.store.redis_stores import STORE_ERRORS
@@ -67,6 +68,17 @@ SPECTATOR_BEHIND = "this spectator fell too far behind its match's events: watch
 """What a spectator that was dropped for it is told."""
 WATCHER_CHECK_SECONDS = 10.0
 """How often a stream to a spectator's node checks, at its next event, that that node is alive."""
+WATCH_KEEP_ALIVE_SECONDS = 5.0
+WATCH_SILENCE_SECONDS = 30.0
+"""A stream to a spectator's node says it is alive when it has sent nothing this long; a relayed
+spectator that hears nothing for ``WATCH_SILENCE_SECONDS`` (its end was lost: the relay gives up on
+a message it could not post in about 30 s) is told so and let go."""
+
+
+class _BehindError(LimitExceededError):
+    """A relayed spectator dropped here for falling behind (the referee's node is told to stop)."""
+
+
 _WATCH_ERRORS: dict[str, type[ArenaError]] = {
     "MatchSealedError": MatchSealedError,
     "MatchNotFoundError": MatchNotFoundError,
@@ -152,14 +164,15 @@ class Relay:
         self.follower: asyncio.Task[None] | None = None
         self.links: SiblingLinks | None = None
         """Direct links to the sibling workers of this ``arena serve --workers N`` (see ``link_siblings``)."""
-        self.spectate: Callable[[str], AsyncIterator[MatchEvent]] | None = None
+        self.spectate: Callable[[str], AsyncGenerator[MatchEvent, None]] | None = None
         """A match's events as this node's own spectators get them (``MatchManager.watch``, not relayed)."""
         self.events: EventCodec | None = None
         self.where: Callable[[Sequence[str]], Awaitable[list[str | None]]] | None = None
         """The node each match is listed on in the running index (``RunningIndex.nodes_of``): a
         referee's node restarted under its id after a crash is alive, but it has not its matches."""
-        self.watches: dict[str, asyncio.Queue[MatchEvent | ArenaError]] = {}
-        """Spectators here of matches refereed elsewhere, by watch id: the events relayed to them."""
+        self.watches: dict[str, asyncio.Queue[MatchEvent | ArenaError | None]] = {}
+        """Spectators here of matches refereed elsewhere, by watch id: the events relayed to them
+        (None: a keep-alive)."""
         self.streams: dict[str, asyncio.Task[None]] = {}
         """This node's matches' events sent to spectators on other nodes, by watch id."""
 
@@ -212,6 +225,8 @@ class Relay:
                 except STORE_ERRORS as error:
                     log.warning("relay to %s failed (%s); retrying", node, error)
                     await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
+            else:
+                log.error("relay to %s failed 20 times in a row: %d messages dropped", node, len(posted))
 
     def send_soon(self, work: Awaitable[None]) -> None:
         """Run a Redis write in the background, keeping a reference until it is done."""
@@ -261,15 +276,22 @@ class Relay:
         if len(self.watches) >= MAX_STREAMS:
             raise LimitExceededError("this node relays as many spectator streams as it can: try again later")
         key = uuid.uuid4().hex
-        queue: asyncio.Queue[MatchEvent | ArenaError] = asyncio.Queue()
+        queue: asyncio.Queue[MatchEvent | ArenaError | None] = asyncio.Queue()
         self.watches[key] = queue
         self.send(node, {"t": RelayKind.WATCH.value, "match": match_id, "watch": key, "origin": self.node_id})
-        over, missed = False, False
+        over, missed = False, False  # over: the referee's node ended the stream, or is gone
+        loop = asyncio.get_running_loop()
+        heard = loop.time()
         try:
             while True:
                 try:
                     item = await asyncio.wait_for(queue.get(), ORIGIN_CHECK_SECONDS)
                 except TimeoutError:
+                    if loop.time() - heard >= WATCH_SILENCE_SECONDS:
+                        raise RefereeGoneError(
+                            f"node {node[:80]!r}, which referees match {match_id[:80]!r}, said nothing of it for "
+                            f"{WATCH_SILENCE_SECONDS:g} s: watch it again"
+                        ) from None
                     try:
                         there = (await self._referees([(node, match_id)]))[0]
                     except STORE_ERRORS:
@@ -277,14 +299,16 @@ class Relay:
                     if not there and missed:
                         over = True
                         raise RefereeGoneError(
-                            f"node {node[:80]!r}, which refereed match {match_id[:80]!r}, is gone or restarted: "
-                            "its events stopped; its record tells how it ended once it is stored"
+                            f"the events of match {match_id[:80]!r} from node {node[:80]!r} stopped: the node is "
+                            "gone or restarted, or the match's end was lost; its record tells how it ended once stored"
                         ) from None
                     missed = not there
                     continue
-                missed = False
+                heard, missed = loop.time(), False
+                if item is None:  # a keep-alive
+                    continue
                 if isinstance(item, ArenaError):
-                    over = True
+                    over = not isinstance(item, _BehindError)
                     raise item
                 yield item
                 if item.kind is EventKind.ENDED:
@@ -303,10 +327,13 @@ class Relay:
         if "error" in message:
             error = _WATCH_ERRORS.get(message["error"], RefereeGoneError)
             queue.put_nowait(error(message.get("text", "the referee's node ended the stream")))
+        elif "alive" in message:
+            if queue.empty():  # else the spectator has something to read
+                queue.put_nowait(None)
         elif queue.qsize() >= WATCHED_BEHIND:  # it does not read: dropped, and told so (UNWATCH follows)
             while not queue.empty():
                 queue.get_nowait()
-            queue.put_nowait(LimitExceededError(SPECTATOR_BEHIND))
+            queue.put_nowait(_BehindError(SPECTATOR_BEHIND))
         else:
             assert self.events is not None
             queue.put_nowait(self.events.decode(message))
@@ -329,9 +356,10 @@ class Relay:
         assert self.spectate is not None
         assert self.events is not None
         checked, missed = self.clock.now(), False
+        events = with_keep_alives(self.spectate(match_id), WATCH_KEEP_ALIVE_SECONDS)
         try:
-            async for event in self.spectate(match_id):
-                self.send(origin, reply | self.events.encode(event))
+            async for event in events:
+                self.send(origin, reply | ({"alive": "1"} if event is None else self.events.encode(event)))
                 if self.clock.now() - checked >= WATCHER_CHECK_SECONDS:
                     checked = self.clock.now()
                     alive = (await self.store.alive([origin]))[origin]
@@ -345,6 +373,8 @@ class Relay:
                 log.exception("streaming match %s to node %s failed", match_id[:80], origin[:80])
             text = f"node {self.node_id[:80]!r} could not stream match {match_id[:80]!r}: {error}"
             self.send(origin, reply | {"error": RefereeGoneError.__name__, "text": text[:300]})
+        finally:
+            await events.aclose()
 
     def follow(self, seat: RelaySeat) -> None:
         """Check on ``seat``'s bot while its request is pending (see ``RelaySeat.check``)."""

@@ -11,7 +11,6 @@ At most ``MAX_STREAMS`` event streams are open at once; more are answered 503.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import logging
@@ -28,7 +27,7 @@ from aiohttp import web
 from arena import catalogue
 from arena.errors import ArenaError, BadFilterError, InvalidPageTokenError, NotFoundError
 from arena.node import ArenaNode
-from arena.referee.match import MatchEvent
+from arena.service.keepalive import with_keep_alives
 from arena.web.chart import Series, line_chart
 from arena.web.data import RulesOf, SiteData
 from arena.web.frames import to_json
@@ -204,22 +203,13 @@ async def api_events(request: web.Request) -> web.StreamResponse:
     for name, value in HEADERS.items():
         response.headers[name] = value
     streams[0] += 1
-    events = data.node.matches.watch(match["match_id"])
-    coming: asyncio.Future[MatchEvent] | None = None
+    events = with_keep_alives(data.node.matches.watch(match["match_id"]), KEEP_ALIVE_SECONDS)
     try:
         await response.prepare(request)
-        while True:
-            # The wait for the next event outlives each keep-alive: a timeout that cancelled it would
-            # close the watch under it, and the stream with it.
-            coming = coming or asyncio.ensure_future(anext(events))
-            if not (await asyncio.wait({coming}, timeout=KEEP_ALIVE_SECONDS))[0]:
+        async for event in events:
+            if event is None:
                 await response.write(b": keep-alive\n\n")
                 continue
-            try:
-                event = coming.result()
-            except StopAsyncIteration:
-                break
-            coming = None
             payload = {
                 "kind": event.kind.value,
                 "turn": event.turn,
@@ -233,9 +223,6 @@ async def api_events(request: web.Request) -> web.StreamResponse:
         log.debug("event stream ended: %s", error)
     finally:
         streams[0] -= 1
-        if coming is not None and not coming.done():
-            coming.cancel()
-            await asyncio.gather(coming, return_exceptions=True)
         await events.aclose()
     return response
 
