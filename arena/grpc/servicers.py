@@ -280,33 +280,36 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 )
             except StopAsyncIteration:
                 refusal = not_hello
-            # A locked-out peer is refused once its first message has come, not before: a grpc.aio
-            # client whose write meets a stream already closed reports INTERNAL instead of this
-            # reason (grpc/grpc#36066). Its token is not looked at.
-            wait = self._lockout.locked_for(peer, self.node.clock.now())
-            if wait > 0:
-                refusal = (
-                    HelloRefusal.LOCKED_OUT,
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"too many refused Hellos from your address: try again in {math.ceil(wait)} s",
-                )
-            elif refusal is None:
-                if isinstance(first, Undecodable):
-                    refusal = (HelloRefusal.UNDECODABLE, grpc.StatusCode.INVALID_ARGUMENT, str(first))
-                elif first.WhichOneof("kind") != "hello":
-                    refusal = not_hello
-                else:
-                    name = await self.node.registry.authenticate(first.hello.token)
-        except AuthError as error:
-            refusal = (HelloRefusal.BAD_TOKEN, status_for(error) or grpc.StatusCode.UNAUTHENTICATED, str(error))
+            async with self._lockout.turn(peer):
+                # A locked-out peer is refused once its first message has come, not before: a grpc.aio
+                # client whose write meets a stream already closed reports INTERNAL instead of this
+                # reason (grpc/grpc#36066). Its token is not looked at.
+                wait = self._lockout.locked_for(peer, self.node.clock.now())
+                if wait > 0:
+                    refusal = (
+                        HelloRefusal.LOCKED_OUT,
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"too many refused Hellos from your address: try again in {math.ceil(wait)} s",
+                    )
+                elif refusal is None:
+                    if isinstance(first, Undecodable):
+                        refusal = (HelloRefusal.UNDECODABLE, grpc.StatusCode.INVALID_ARGUMENT, str(first))
+                    elif first.WhichOneof("kind") != "hello":
+                        refusal = not_hello
+                    else:
+                        try:
+                            name = await self.node.registry.authenticate(first.hello.token)
+                        except AuthError as error:
+                            code = status_for(error) or grpc.StatusCode.UNAUTHENTICATED
+                            refusal = (HelloRefusal.BAD_TOKEN, code, str(error))
+                # Silence is bounded by the cap, not punished; a locked-out peer's lockout is not lengthened.
+                if refusal is not None and refusal[0] not in (HelloRefusal.TIMEOUT, HelloRefusal.LOCKED_OUT):
+                    now = self.node.clock.now()
+                    self._lockout.failed(peer, now)
+                    await self._lockout.share(peer, now)
         finally:
             self._pending.release(peer)
         if refusal is not None:
-            # Silence is bounded by the cap, not punished; a locked-out peer's lockout is not lengthened.
-            if refusal[0] not in (HelloRefusal.TIMEOUT, HelloRefusal.LOCKED_OUT):
-                now = self.node.clock.now()
-                self._lockout.failed(peer, now)
-                await self._lockout.share(peer, now)
             await self._refuse(context, *refusal)
         assert not isinstance(first, Undecodable)
         return requests, name, first.hello

@@ -24,6 +24,7 @@ others, checked by :func:`requested_time_control`): fixed, not flags, as no real
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -31,7 +32,7 @@ import ipaddress
 import resource
 import urllib.parse
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from arena.errors import LimitExceededError, LimitsError, TimeControlError
@@ -118,20 +119,28 @@ def peer_host(peer: str) -> str:
     return urllib.parse.unquote(peer.partition(":")[2] or peer).strip("[]")
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+"""RFC 6052's well-known prefix: its last 32 bits are the IPv4 client's address."""
+
+
 @functools.lru_cache(maxsize=4096)
 def counted_as(peer: str) -> str:
     """What the per-peer limits count ``peer`` (a ``peer_address``) as: an IPv6 address as its /64,
     the block that one host or one subscriber is given (counted by address, one client would have
-    2**64 allowances), an IPv4-mapped one as its IPv4 address (a dual-stack listener's IPv4
-    client), anything else as it is."""
+    2**64 allowances); one that embeds an IPv4 client's address as that address: IPv4-mapped (a
+    dual-stack listener's IPv4 client), NAT64's well-known prefix (whose /64 holds every client of
+    the gateway), 6to4 and Teredo; anything else as it is."""
     if not peer.startswith("ipv6:"):
         return peer
     try:
         address = ipaddress.IPv6Address(peer_host(peer).partition("%")[0])  # without a zone
     except ValueError:
         return peer
-    if address.ipv4_mapped is not None:
-        return f"ipv4:{address.ipv4_mapped}"
+    embedded = address.ipv4_mapped or address.sixtofour or (address.teredo[1] if address.teredo else None)
+    if embedded is None and address in _NAT64:
+        embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if embedded is not None:
+        return f"ipv4:{embedded}"
     return f"ipv6:{ipaddress.IPv6Network((address, 64), strict=False)}"
 
 
@@ -259,6 +268,13 @@ class _Failures:
     last: float = 0.0
 
 
+@dataclasses.dataclass(slots=True)
+class _Turn:
+    lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
+    holders: int = 0
+    """Attempts holding or waiting for the lock (the entry goes with the last)."""
+
+
 class Lockout:
     """Failures per peer address (refused Hellos, or wrong admin tokens: one instance each), with a
     lockout that doubles at each further failure.
@@ -274,6 +290,25 @@ class Lockout:
         """Adds a failure to the arena's count for an address and returns it (``arena.store.failures``):
         set on a node with Redis, so that guesses spread over nodes count together."""
         self._sharing: set[asyncio.Task[None]] = set()
+        self._turns: dict[str, _Turn] = {}
+
+    @contextlib.asynccontextmanager
+    async def turn(self, peer: str) -> AsyncIterator[None]:
+        """Hold while an attempt of ``peer``'s is checked, judged and counted when judging it waits
+        (a token's lookup in Redis): one at a time, so attempts sent together are each checked
+        against the failures of those before them, not all let through before the first is counted."""
+        key = counted_as(peer)
+        turn = self._turns.get(key)
+        if turn is None:
+            turn = self._turns[key] = _Turn()
+        turn.holders += 1
+        try:
+            async with turn.lock:
+                yield
+        finally:
+            turn.holders -= 1
+            if not turn.holders:
+                del self._turns[key]
 
     def locked_for(self, peer: str, now: float) -> float:
         """Seconds ``peer`` remains locked out (0 when it may try)."""

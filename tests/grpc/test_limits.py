@@ -40,6 +40,8 @@ from tests.grpc.harness import ADMIN_METADATA, Arena, eventually, limited_arena
 from tests.grpc.rawbot import RawBot
 from tests.proxy import StallingProxy
 
+UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
+
 
 async def play_a_normal_match(arena: Arena, names: tuple[str, str]) -> None:
     """Two fresh bots connect and play a match to its normal end, with no timeout."""
@@ -164,16 +166,21 @@ async def hello_with(address: str, token: str) -> grpc.aio.AioRpcError | None:
     """
 
     async with grpc.aio.insecure_channel(address) as channel:
-        call = bot_pb2_grpc.BotServiceStub(channel).Connect()
-        try:
-            with contextlib.suppress(asyncio.InvalidStateError):  # ended already: its status says why
-                await call.write(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=token, games=["5211"])))
-            async for response in call:
-                if response.WhichOneof("kind") == "welcome":
-                    call.cancel()
-                    return None
-        except grpc.aio.AioRpcError as error:
-            return error
+        return await hello_on(channel, token)
+
+
+async def hello_on(channel: grpc.aio.Channel, token: str) -> grpc.aio.AioRpcError | None:
+    """``hello_with`` on a channel of the caller's."""
+    call = bot_pb2_grpc.BotServiceStub(channel).Connect()
+    try:
+        with contextlib.suppress(asyncio.InvalidStateError):  # ended already: its status says why
+            await call.write(bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=token, games=["5211"])))
+        async for response in call:
+            if response.WhichOneof("kind") == "welcome":
+                call.cancel()
+                return None
+    except grpc.aio.AioRpcError as error:
+        return error
     return None
 
 
@@ -191,6 +198,27 @@ async def test_token_guessing_is_locked_out_with_backoff_and_counted(arena_redis
         assert await hello_with(arena.address, token) is not None
         await asyncio.sleep(3.2)
         assert await hello_with(arena.address, token) is None
+
+
+async def test_guesses_sent_together_are_locked_out_as_if_one_after_another(arena_redis: EmbeddedRedis) -> None:
+    """A trial sent 30 bad Hellos at once from one address each time its lockout ended: all were
+    checked against the lockout before the first was counted (the token lookup is a Redis round
+    trip), so 5 were compared where one more guess is all a lockout that ends lets through."""
+    async with limited_arena(arena_redis, hello_failures=10, lockout_seconds=1.0) as arena:
+        await arena.register("owner")
+        channels = [grpc.aio.insecure_channel(arena.address) for _ in range(30)]
+        compared: list[int] = []
+        try:
+            await asyncio.gather(*(channel.channel_ready() for channel in channels))
+            for wave in range(2):
+                await asyncio.sleep(1.1 * wave)  # the lockout has ended
+                errors = await asyncio.gather(*(hello_on(c, f"guess-{wave}-{i}") for i, c in enumerate(channels)))
+                compared.append([e.code() if e is not None else None for e in errors].count(UNAUTHENTICATED))
+        finally:
+            await asyncio.gather(*(channel.close() for channel in channels))
+        assert compared == [10, 1]
+        assert refused(arena, "bad_token") == 11
+        assert not arena.node.hello_lockout._turns  # each address's turn goes with its last attempt
 
 
 async def test_a_locked_out_stream_is_refused_once_its_hello_has_come(arena_redis: EmbeddedRedis) -> None:

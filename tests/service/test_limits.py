@@ -45,6 +45,13 @@ def test_ipv6_peers_are_counted_by_their_64_prefix_and_mapped_ipv4_as_ipv4() -> 
     lockout.failed("ipv6:[::ffff:10.0.0.1]", 0.0)  # an IPv4 client of a dual-stack listener
     assert lockout.locked_for("ipv4:10.0.0.1", 0.0) == 10.0
     assert lockout.locked_for("ipv4:10.0.0.2", 0.0) == 0
+    # NAT64, 6to4 and Teredo addresses of one IPv4 client (10.0.0.3): counted as that client, not as
+    # a /64 (a NAT64 gateway's /64 holds every IPv4 client behind it).
+    for embedding in ("64:ff9b::10.0.0.3", "2002:a00:3::1", "2001:0:4136:e378:8000:63bf:f5ff:fffc"):
+        lockout.failed(f"ipv6:[{embedding}]", 0.0)
+    assert lockout.locked_for("ipv4:10.0.0.3", 0.0) == 20.0
+    assert lockout.locked_for("ipv6:[2002:a00:3:1::]", 0.0) == 20.0
+    assert lockout.locked_for("ipv6:[64:ff9b::10.0.0.4]", 0.0) == 0
     lockout.failed("unix:/tmp/sock", 0.0)
     assert lockout.locked_for("unix:/tmp/sock", 0.0) == 0
 
