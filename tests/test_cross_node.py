@@ -458,6 +458,56 @@ async def test_a_node_restarted_under_its_id_ends_its_relayed_watches_and_frees_
 
 
 @pytest.mark.slow
+async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """Bot x's node crashed mid-match and was restarted under its id, and x connected to it again:
+    the referee saw x on the same node id and kept sending it requests there, which the new
+    instance, with no seat for them, dropped. x never played again in that match."""
+    port = free_port()
+    process = start_serve_node(redis7.url, "node-b", port, tmp_path / "b")
+    again: subprocess.Popen[str] | None = None
+    try:
+        async with (
+            in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        ):
+            tokens = await register(to_a, "xy")
+            bots = [RawBot(f"127.0.0.1:{a.port}", tokens["y"]).start()]
+            x = RawBot(f"127.0.0.1:{port}", tokens["x"], think_seconds=0.2).start()
+            try:
+                await asyncio.wait_for(asyncio.gather(bots[0].welcomed.wait(), x.welcomed.wait()), 30)
+                await located(a.redis, "x", "y")
+                tc = common_pb2.TimeControl()
+                tc.decision_allowance.seconds = 60
+                tc.disconnect_grace.seconds = 60
+                started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
+                    match_pb2.StartMatchRequest(game="5211", bot_names=["y", "x"], seed=3, time_control=tc),
+                    metadata=ADMIN_METADATA,
+                )
+                for _ in range(200):
+                    if len(x.messages("action_request")) >= 2:
+                        break
+                    await asyncio.sleep(0.05)
+                process.kill()
+                process.wait(10)
+                await x.stop()
+                again = await asyncio.to_thread(start_serve_node, redis7.url, "node-b", port, tmp_path / "b")
+                bots.append(RawBot(f"127.0.0.1:{port}", tokens["x"]).start())
+                ended = await bots[1].wait_ended(started.match_id, 60)
+            finally:
+                for bot in bots:
+                    await bot.stop()
+        assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+        assert bots[1].messages("action_request")  # asked again on the new instance
+    finally:
+        for node in (process, again):
+            if node is not None:
+                node.kill()
+                node.wait(10)
+
+
+@pytest.mark.slow
 async def test_a_relayed_watch_that_stops_hearing_from_the_referee_ends_saying_so(
     redis7: EmbeddedRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

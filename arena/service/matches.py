@@ -32,7 +32,7 @@ from arena.referee.clock import Clock
 from arena.referee.match import EventKind, Match, MatchEvent, MatchMetrics, MatchSetup
 from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
-from arena.service.relay import SPECTATOR_BEHIND, Relay, RelaySeat
+from arena.service.relay import SPECTATOR_BEHIND, Home, Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
 from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position
 from arena.store.running import RunningIndex
@@ -224,13 +224,13 @@ class MatchManager:
             if len(bots) not in game.player_counts:
                 counts = game.player_counts
                 raise GameSetupError(f"{game_name} is for {counts.start} to {counts.stop - 1} players, not {len(bots)}")
-            elsewhere: dict[str, str] = {}
+            elsewhere: dict[str, Home] = {}
             for name in set(bots):
                 session = self.hub.sessions.get(name)
                 wanted = bots.count(name)
                 if session is None or session.connection is None:
                     home = await self.relay.locate(name) if self.relay is not None else None
-                    if home is None or (self.relay is not None and home == self.relay.node_id):
+                    if home is None or (self.relay is not None and home.node == self.relay.node_id):
                         raise BotAbsentError(name)
                     elsewhere[name] = home
                     continue
@@ -255,7 +255,7 @@ class MatchManager:
                     "match_id": match_id,
                     "deck": list(deck) if deck is not None else None,
                 }
-                return await self._start_at(homes.pop(), spec)
+                return await self._start_at(homes.pop().node, spec)
             match_id = match_id or uuid.uuid4().hex
             if match_id in self.running:
                 raise GameSetupError(f"match {match_id} is already running")

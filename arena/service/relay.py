@@ -24,7 +24,7 @@ import logging
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.errors import (
     ArenaError,
@@ -239,12 +239,11 @@ class Relay:
         if not task.cancelled() and task.exception() is not None:
             log.warning("a relay write failed: %s", task.exception())
 
-    async def locate(self, bot: str) -> str | None:
+    async def locate(self, bot: str) -> Home | None:
         """The live node the bot is connected to, if any (a dead node's entry is ignored)."""
-        home = await self.directory.where(bot)
-        if home is None or not (await self.store.alive([home]))[home]:
-            return None
-        return home
+        node = await self.directory.where(bot)
+        instance = None if node is None else (await self.store.instances([node]))[node]
+        return None if node is None or instance is None else Home(node, instance)
 
     async def start_at(self, node: str, spec: dict[str, Any], seconds: float) -> dict[str, str]:
         """Ask ``node`` to start a match (``spec`` as ``MatchManager.adopt`` reads it); its answer
@@ -510,10 +509,18 @@ def _b64(payload: bytes) -> str:
     return base64.b64encode(payload).decode()
 
 
+class Home(NamedTuple):
+    """Where a bot is connected: a node, and which start of it (a node restarted under its id is
+    another instance, which has none of the old one's seats)."""
+
+    node: str
+    instance: str
+
+
 class RelaySeat:
     """The referee's ``SeatClient`` for a bot connected to another node."""
 
-    def __init__(self, relay: Relay, home: str, bot: str, match_id: str, seat: int, game: str) -> None:
+    def __init__(self, relay: Relay, home: Home, bot: str, match_id: str, seat: int, game: str) -> None:
         self.relay = relay
         self.home = home
         self.bot = bot
@@ -543,7 +550,7 @@ class RelaySeat:
             "seat": str(self.seat),
             "origin": self.relay.node_id,
         }
-        self.relay.send(self.home, fields | extra, self.relay.encode(message))
+        self.relay.send(self.home.node, fields | extra, self.relay.encode(message))
 
     async def match_started(self, start: MatchStart) -> None:
         """Tell the home node to seat the bot."""
@@ -592,7 +599,12 @@ class RelaySeat:
             return
         self.connected, self.away_since = True, None
         if home != self.home:
-            log.info("bot %s of match %s moved from %s to %s", self.bot, self.match_id, self.home, home)
+            if home.node == self.home.node:
+                log.info(
+                    "bot %s of match %s: its node %s restarted; seated there again", self.bot, self.match_id, home.node
+                )
+            else:
+                log.info("bot %s of match %s moved from %s to %s", self.bot, self.match_id, self.home.node, home.node)
             self.home = home
             if self.start is not None:
                 self._post(RelayKind.START, self.start, grace=str(self.grace))

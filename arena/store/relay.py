@@ -126,8 +126,14 @@ class RelayStore:
 
     async def alive(self, nodes: Iterable[str]) -> dict[str, bool]:
         """Whether each node has a live heartbeat, in one round trip."""
+        return {node: instance is not None for node, instance in (await self.instances(nodes)).items()}
+
+    async def instances(self, nodes: Iterable[str]) -> dict[str, str | None]:
+        """Each node's instance (``NodeDirectory.instance``: new at each start of a node, so a node
+        restarted under its id has another), None for a node with no live heartbeat; one round trip."""
         names = list(nodes)
         async with self.r.pipeline(transaction=False) as pipe:
             for node in names:
-                pipe.exists(key("node", node))
-            return {node: bool(found) for node, found in zip(names, await pipe.execute(), strict=True)}
+                pipe.hget(key("node", node), "instance")
+            found = await pipe.execute()
+        return {node: None if held is None else text(held) for node, held in zip(names, found, strict=True)}

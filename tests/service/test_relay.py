@@ -18,7 +18,7 @@ from arena.games.lookup import get_game
 from arena.grpc import convert
 from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart
 from arena.referee.timecontrol import TimeControl
-from arena.service.relay import ProxySeat, Relay, RelayKind, RelaySeat
+from arena.service.relay import Home, ProxySeat, Relay, RelayKind, RelaySeat
 from arena.service.sessions import Connection, Outgoing, Relayed, SessionHub
 from arena.store.nodes import NodeDirectory
 from arena.store.relay import BotDirectory, RelayStore
@@ -94,7 +94,7 @@ def drain(connection: Connection) -> Iterator[Outgoing]:
 async def test_a_match_is_played_through_the_home_node_in_order(nodes: tuple[Node, Node], clock: ManualClock) -> None:
     a, b = nodes
     connection = b.hub.connect("ann", ["5211"], capacity=1)
-    seat = RelaySeat(a.relay, "node-b", "ann", "m1", 0, "5211")
+    seat = RelaySeat(a.relay, Home("node-b", "b1"), "ann", "m1", 0, "5211")
     await seat.match_started(START)
     answer = seat.decide(request(1))
     assert [RelayKind(m["t"]) for m in await b.pump(2)] == [RelayKind.START, RelayKind.REQUEST]
@@ -116,7 +116,7 @@ async def test_a_match_is_played_through_the_home_node_in_order(nodes: tuple[Nod
 
 async def test_a_bot_not_connected_at_its_home_is_gone_for_the_match(nodes: tuple[Node, Node]) -> None:
     a, b = nodes
-    seat = RelaySeat(a.relay, "node-b", "ann", "m1", 0, "5211")
+    seat = RelaySeat(a.relay, Home("node-b", "b1"), "ann", "m1", 0, "5211")
     await seat.match_started(START)
     answer = seat.decide(request(1))
     await b.pump(2)  # the start finds no session: node B says the bot is gone
@@ -130,7 +130,7 @@ async def test_a_bot_not_connected_at_its_home_is_gone_for_the_match(nodes: tupl
 async def test_the_home_node_tells_the_referee_when_its_bot_leaves_and_comes_back(nodes: tuple[Node, Node]) -> None:
     a, b = nodes
     first = b.hub.connect("ann", ["5211"], capacity=1)
-    seat = RelaySeat(a.relay, "node-b", "ann", "m1", 0, "5211")
+    seat = RelaySeat(a.relay, Home("node-b", "b1"), "ann", "m1", 0, "5211")
     await seat.match_started(START)
     seat.decide(request(1))
     await b.pump(2)
@@ -152,7 +152,7 @@ async def test_a_pending_request_follows_its_bot_to_another_node_or_finds_it_gon
     a, _ = nodes
     c = Node(client, "node-c", clock)
     try:
-        seat = RelaySeat(a.relay, "node-b", "ann", "m1", 0, "5211")
+        seat = RelaySeat(a.relay, Home("node-b", "b1"), "ann", "m1", 0, "5211")
         await seat.match_started(START)
         answer = seat.decide(request(1))
         # The bot reconnected to node C (alive): the start and the request are sent there.
@@ -160,7 +160,7 @@ async def test_a_pending_request_follows_its_bot_to_another_node_or_finds_it_gon
         await BotDirectory(client, "node-c").here({"ann": 1})
         c.hub.connect("ann", ["5211"], capacity=1)
         await seat.check()
-        assert seat.home == "node-c"
+        assert seat.home.node == "node-c"
         assert [m["t"] for m in await c.pump(2)] == ["start", "request"]
         # Then it is on no node: gone once the grace period has passed.
         await BotDirectory(client, "node-c").gone("ann")
@@ -174,12 +174,43 @@ async def test_a_pending_request_follows_its_bot_to_another_node_or_finds_it_gon
         c.stop()
 
 
+async def test_a_pending_request_is_sent_again_to_its_bots_node_restarted_under_its_id(
+    client: aioredis.Redis, nodes: tuple[Node, Node]
+) -> None:
+    """A node restarted after a crash takes its id back with none of the old instance's seats or
+    requests: the referee, which compared only node ids, saw its bot there again and waited for an
+    answer to a request the bot never got, and then for every later one."""
+    a, b = nodes
+    before = NodeDirectory(client, "node-b", "127.0.0.1:1")
+    await before.beat({})
+    await BotDirectory(client, "node-b").here({"ann": 1})
+    b.hub.connect("ann", ["5211"], capacity=1)
+    home = await a.relay.locate("ann")
+    assert home == Home("node-b", before.instance)
+    seat = RelaySeat(a.relay, home, "ann", "m1", 0, "5211")
+    await seat.match_started(START)
+    answer = seat.decide(request(1))
+    assert [m["t"] for m in await b.pump(2)] == ["start", "request"]
+    await seat.check()
+    assert await b.relay.store.read(b.last, 10, 1) == []  # the same instance: nothing sent again
+    await client.delete("arena:node:node-b")
+    after = NodeDirectory(client, "node-b", "127.0.0.1:1")
+    await after.beat({})
+    b.hub = SessionHub(ManualClock())  # the new instance's, without the seat
+    b.relay.hub = b.hub
+    b.hub.connect("ann", ["5211"], capacity=1)
+    await seat.check()
+    assert [m["t"] for m in await b.pump(2)] == ["start", "request"]
+    assert [type(s) for s in b.hub.sessions["ann"].all_seats()] == [ProxySeat]
+    assert seat.home == Home("node-b", after.instance) and not answer.done()
+
+
 async def test_a_seat_whose_referee_node_has_died_is_dropped_after_two_checks(
     client: aioredis.Redis, nodes: tuple[Node, Node]
 ) -> None:
     a, b = nodes
     b.hub.connect("ann", ["5211"], capacity=1)
-    await RelaySeat(a.relay, "node-b", "ann", "m1", 0, "5211").match_started(START)
+    await RelaySeat(a.relay, Home("node-b", "b1"), "ann", "m1", 0, "5211").match_started(START)
     await b.pump(1)
     proxy = b.hub.sessions["ann"].seats["m1"][0]
     assert isinstance(proxy, ProxySeat)
@@ -220,8 +251,9 @@ async def test_a_bot_on_a_dead_node_is_nowhere(client: aioredis.Redis, nodes: tu
     a, _ = nodes
     await BotDirectory(client, "node-b").here({"ann": 1})
     assert await a.relay.locate("ann") is None  # node B has no heartbeat
-    await NodeDirectory(client, "node-b", "127.0.0.1:1").beat({})
-    assert await a.relay.locate("ann") == "node-b"
+    beat = NodeDirectory(client, "node-b", "127.0.0.1:1")
+    await beat.beat({})
+    assert await a.relay.locate("ann") == Home("node-b", beat.instance)
     assert await a.relay.locate("bob") is None
 
 
