@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +150,65 @@ def assert_played_cleanly(ended: bot_pb2.MatchEnded, record: match_pb2.MatchReco
     assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
     assert not record.rejections
     assert not [d for d in record.decisions if d.is_fallback]
+
+
+class ServeProcess:
+    """An ``arena serve`` node in a process of its own (``tests.grpc.harness.start_node``), which a
+    test kills and starts again under its id, as a service manager would."""
+
+    def __init__(self, redis_url: str, node_id: str, port: int, data: Path) -> None:
+        self.args = (redis_url, node_id, port, data)
+        self.process = start_serve_node(*self.args)
+
+    def kill(self) -> None:
+        """SIGKILL: the node says nothing to anyone."""
+        self.process.kill()
+        self.process.wait(10)
+
+    async def start(self) -> None:
+        """Start it again (it takes its id back once the old heartbeat has expired)."""
+        self.process = await asyncio.to_thread(start_serve_node, *self.args)
+
+
+@contextlib.contextmanager
+def serve_process(redis_url: str, node_id: str, port: int, data: Path) -> Iterator[ServeProcess]:
+    node = ServeProcess(redis_url, node_id, port, data)
+    try:
+        yield node
+    finally:
+        node.kill()
+
+
+@contextlib.asynccontextmanager
+async def bots_on_a_and_a_spectator_on_b(
+    redis_url: str, tmp_path: Path, think_seconds: float
+) -> AsyncIterator[tuple[RunningNode, RunningNode, grpc.aio.Channel]]:
+    """Nodes A and B on one Redis, bots x and y connected to A and welcomed, and a channel to A."""
+    async with (
+        in_process_node(redis_url, "node-b", tmp_path / "b") as b,
+        in_process_node(redis_url, "node-a", tmp_path / "a") as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+    ):
+        tokens = await register(to_a, "xy")
+        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=think_seconds).start() for name in "xy"]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            yield a, b, to_a
+        finally:
+            for bot in bots:
+                await bot.stop()
+
+
+async def start_5211(
+    channel: grpc.aio.Channel, bots: Sequence[str], seed: int, decision_seconds: int = 0, grace_seconds: int = 0
+) -> match_pb2.StartMatchResponse:
+    """Start a 5211 match (as the admin) between ``bots``, with these seconds of the time control (0: its default)."""
+    request = match_pb2.StartMatchRequest(game="5211", bot_names=list(bots), seed=seed)
+    if decision_seconds:
+        request.time_control.decision_allowance.seconds = decision_seconds
+    if grace_seconds:
+        request.time_control.disconnect_grace.seconds = grace_seconds
+    return await match_pb2_grpc.MatchServiceStub(channel).StartMatch(request, metadata=ADMIN_METADATA)
 
 
 async def register(channel: grpc.aio.Channel, names: str) -> dict[str, str]:
@@ -335,12 +394,18 @@ async def test_a_match_refereed_on_one_node_is_watched_live_from_another(redis7:
 
 
 @pytest.mark.slow
-async def test_a_watch_relayed_from_a_node_that_dies_ends_saying_so(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+@pytest.mark.parametrize("restarted", [False, True], ids=["dies", "restarts-under-its-id"])
+async def test_a_node_that_dies_ends_its_relayed_watches_and_frees_its_relayed_seats(
+    redis7: EmbeddedRedis, tmp_path: Path, restarted: bool
+) -> None:
     """A spectator on node B of a match refereed on node A must not wait for ever when node A dies
-    (SIGKILL: no end event is sent): node B ends the stream, UNAVAILABLE, once A's heartbeat is gone."""
+    (SIGKILL: no end event is sent), nor B's bot in that match hold its slot: node B ends the
+    stream, UNAVAILABLE, and drops the seat once A's heartbeat is gone. A node restarted after a
+    crash takes its id back within a quarter of a second of the old heartbeat's expiry: node B,
+    which checked only that the id was alive, saw it alive again, its spectator waited for ever for
+    a match the new instance never had, and the bot's seat held a slot for two minutes."""
     port = free_port()
-    process = start_serve_node(redis7.url, "node-a", port, tmp_path / "a")
-    try:
+    with serve_process(redis7.url, "node-a", port, tmp_path / "a") as node_a:
         async with (
             in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
             grpc.aio.insecure_channel(f"127.0.0.1:{port}") as to_a,
@@ -354,12 +419,7 @@ async def test_a_watch_relayed_from_a_node_that_dies_ends_saying_so(redis7: Embe
             try:
                 await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
                 await located(b.redis, "x", "y")
-                tc = common_pb2.TimeControl()
-                tc.decision_allowance.seconds = 600
-                started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                    match_pb2.StartMatchRequest(game="5211", bot_names=["y", "x"], seed=2, time_control=tc),
-                    metadata=ADMIN_METADATA,
-                )
+                started = await start_5211(to_a, "yx", 2, decision_seconds=600)
                 x = b.node.hub.sessions["x"]
                 for _ in range(100):
                     if x.all_seats():
@@ -372,75 +432,16 @@ async def test_a_watch_relayed_from_a_node_that_dies_ends_saying_so(redis7: Embe
                 first, latest = await call.read(), await call.read()
                 assert isinstance(first, match_pb2.WatchMatchResponse) and first.summary.match_id == started.match_id
                 assert isinstance(latest, match_pb2.WatchMatchResponse) and latest.WhichOneof("event") == "view"
-                process.kill()
-                process.wait(10)
+                node_a.kill()
                 loop = asyncio.get_running_loop()
                 killed = loop.time()
-                with pytest.raises(grpc.aio.AioRpcError) as ended:
-                    await to_the_end(call)
-                assert ended.value.code() == grpc.StatusCode.UNAVAILABLE
-                assert "node-a" in (ended.value.details() or "")
-                assert loop.time() - killed < 30  # the heartbeat expires, then two checks 2 s apart
-                assert b.node.matches.relay is not None and not b.node.matches.relay.watches
-            finally:
-                for bot in bots:
-                    await bot.stop()
-    finally:
-        process.kill()
-        process.wait(10)
-
-
-@pytest.mark.slow
-async def test_a_node_restarted_under_its_id_ends_its_relayed_watches_and_frees_its_relayed_seats(
-    redis7: EmbeddedRedis, tmp_path: Path
-) -> None:
-    """A node restarted after a crash waits out its old heartbeat and takes its id back within a
-    quarter of a second. The other node checked only that the id was alive: it saw it alive again,
-    its spectator waited for ever for events of a match the new instance never had, and its bot's
-    seat in that match held one of the bot's slots for two minutes (the seats' silence limit)."""
-    port = free_port()
-    process = start_serve_node(redis7.url, "node-a", port, tmp_path / "a")
-    again: subprocess.Popen[str] | None = None
-    try:
-        async with (
-            in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
-            grpc.aio.insecure_channel(f"127.0.0.1:{port}") as to_a,
-            grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
-        ):
-            tokens = await register(to_a, "xy")
-            bots = [  # x's seat is relayed by node B
-                RawBot(address, tokens[name], chooser=lambda _request: None, capacity=1).start()
-                for address, name in ((f"127.0.0.1:{port}", "y"), (f"127.0.0.1:{b.port}", "x"))
-            ]
-            try:
-                await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-                await located(b.redis, "x", "y")
-                tc = common_pb2.TimeControl()
-                tc.decision_allowance.seconds = 600
-                started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                    match_pb2.StartMatchRequest(game="5211", bot_names=["y", "x"], seed=2, time_control=tc),
-                    metadata=ADMIN_METADATA,
-                )
-                x = b.node.hub.sessions["x"]
-                for _ in range(100):
-                    if x.all_seats():
-                        break
-                    await asyncio.sleep(0.05)
-                assert [type(seat) for seat in x.all_seats()] == [ProxySeat] and x.free_slots == 0
-                call = match_pb2_grpc.MatchServiceStub(to_b).WatchMatch(
-                    match_pb2.WatchMatchRequest(match_id=started.match_id), timeout=60
-                )
-                first, latest = await call.read(), await call.read()
-                assert isinstance(first, match_pb2.WatchMatchResponse) and first.summary.match_id == started.match_id
-                assert isinstance(latest, match_pb2.WatchMatchResponse) and latest.WhichOneof("event") == "view"
-                process.kill()
-                process.wait(10)
-                # As a service manager does; it takes the id back once the old heartbeat expires.
-                again = await asyncio.to_thread(start_serve_node, redis7.url, "node-a", port, tmp_path / "a")
+                if restarted:
+                    await node_a.start()
                 with pytest.raises(grpc.aio.AioRpcError) as ended:
                     await to_the_end(call)
                 assert ended.value.code() == grpc.StatusCode.UNAVAILABLE, ended.value.details()
-                assert started.match_id in (ended.value.details() or "")
+                assert "node-a" in (ended.value.details() or "") and started.match_id in (ended.value.details() or "")
+                assert loop.time() - killed < 30  # the heartbeat expires, then two checks 2 s apart
                 assert b.node.matches.relay is not None and not b.node.matches.relay.watches
                 for _ in range(100):  # two checks 2 s apart
                     if x.free_slots:
@@ -450,11 +451,6 @@ async def test_a_node_restarted_under_its_id_ends_its_relayed_watches_and_frees_
             finally:
                 for bot in bots:
                     await bot.stop()
-    finally:
-        for node in (process, again):
-            if node is not None:
-                node.kill()
-                node.wait(10)
 
 
 @pytest.mark.slow
@@ -465,9 +461,7 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
     the referee saw x on the same node id and kept sending it requests there, which the new
     instance, with no seat for them, dropped. x never played again in that match."""
     port = free_port()
-    process = start_serve_node(redis7.url, "node-b", port, tmp_path / "b")
-    again: subprocess.Popen[str] | None = None
-    try:
+    with serve_process(redis7.url, "node-b", port, tmp_path / "b") as node_b:
         async with (
             in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
             grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
@@ -478,21 +472,14 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
             try:
                 await asyncio.wait_for(asyncio.gather(bots[0].welcomed.wait(), x.welcomed.wait()), 30)
                 await located(a.redis, "x", "y")
-                tc = common_pb2.TimeControl()
-                tc.decision_allowance.seconds = 60
-                tc.disconnect_grace.seconds = 60
-                started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                    match_pb2.StartMatchRequest(game="5211", bot_names=["y", "x"], seed=3, time_control=tc),
-                    metadata=ADMIN_METADATA,
-                )
+                started = await start_5211(to_a, "yx", 3, decision_seconds=60, grace_seconds=60)
                 for _ in range(200):
                     if len(x.messages("action_request")) >= 2:
                         break
                     await asyncio.sleep(0.05)
-                process.kill()
-                process.wait(10)
+                node_b.kill()
                 await x.stop()
-                again = await asyncio.to_thread(start_serve_node, redis7.url, "node-b", port, tmp_path / "b")
+                await node_b.start()
                 bots.append(RawBot(f"127.0.0.1:{port}", tokens["x"]).start())
                 ended = await bots[1].wait_ended(started.match_id, 60)
             finally:
@@ -500,11 +487,6 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
                     await bot.stop()
         assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
         assert bots[1].messages("action_request")  # asked again on the new instance
-    finally:
-        for node in (process, again):
-            if node is not None:
-                node.kill()
-                node.wait(10)
 
 
 @pytest.mark.slow
@@ -518,12 +500,7 @@ async def test_a_relayed_watch_that_stops_hearing_from_the_referee_ends_saying_s
     monkeypatch.setattr(relay_module, "WATCH_KEEP_ALIVE_SECONDS", 0.2)
     monkeypatch.setattr(relay_module, "WATCH_SILENCE_SECONDS", 1.0)
     monkeypatch.setattr(relay_module, "ORIGIN_CHECK_SECONDS", 0.2)
-    async with (
-        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
-        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
-        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
-        grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
-    ):
+    async with bots_on_a_and_a_spectator_on_b(redis7.url, tmp_path, think_seconds=0.3) as (a, b, to_a):
         relay = a.node.matches.relay
         assert relay is not None
         post = relay.store.post
@@ -537,25 +514,17 @@ async def test_a_relayed_watch_that_stops_hearing_from_the_referee_ends_saying_s
             await post(node, messages)
 
         monkeypatch.setattr(relay.store, "post", losing)
-        tokens = await register(to_a, "xy")
-        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=0.3).start() for name in "xy"]
-        try:
-            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-            started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=4), metadata=ADMIN_METADATA
-            )
+        started = await start_5211(to_a, "xy", 4)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b:
             call = match_pb2_grpc.MatchServiceStub(to_b).WatchMatch(
                 match_pb2.WatchMatchRequest(match_id=started.match_id), timeout=30
             )
             with pytest.raises(grpc.aio.AioRpcError) as ended:
                 await to_the_end(call)
-            assert ended.value.code() == grpc.StatusCode.UNAVAILABLE, ended.value.details()
-            assert "said nothing of it for 1 s" in (ended.value.details() or "")
-            assert started.match_id in a.node.matches.running  # it went on without the spectator
-            assert b.node.matches.relay is not None and not b.node.matches.relay.watches
-        finally:
-            for bot in bots:
-                await bot.stop()
+        assert ended.value.code() == grpc.StatusCode.UNAVAILABLE, ended.value.details()
+        assert "said nothing of it for 1 s" in (ended.value.details() or "")
+        assert started.match_id in a.node.matches.running  # it went on without the spectator
+        assert b.node.matches.relay is not None and not b.node.matches.relay.watches
 
 
 @pytest.mark.slow
@@ -565,32 +534,19 @@ async def test_a_relayed_spectator_dropped_for_falling_behind_stops_its_stream_a
     """A trial's spectator on node B fell behind and was dropped, but node B did not tell node A,
     which went on posting each event of the match to B (and holding one of its relayed streams)."""
     monkeypatch.setattr(relay_module, "WATCHED_BEHIND", 3)
-    async with (
-        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
-        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
-        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
-    ):
-        tokens = await register(to_a, "xy")
-        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=0.2).start() for name in "xy"]
-        try:
-            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-            started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=5), metadata=ADMIN_METADATA
-            )
-            async with contextlib.aclosing(b.node.matches.watch(started.match_id)) as events:
+    async with bots_on_a_and_a_spectator_on_b(redis7.url, tmp_path, think_seconds=0.2) as (a, b, to_a):
+        started = await start_5211(to_a, "xy", 5)
+        async with contextlib.aclosing(b.node.matches.watch(started.match_id)) as events:
+            await anext(events)
+            assert a.node.matches.relay is not None and a.node.matches.relay.streams
+            await asyncio.sleep(1.5)  # the spectator does not read: events pile up on node B
+            with pytest.raises(LimitExceededError, match="fell too far behind"):
                 await anext(events)
-                assert a.node.matches.relay is not None and a.node.matches.relay.streams
-                await asyncio.sleep(1.5)  # the spectator does not read: events pile up on node B
-                with pytest.raises(LimitExceededError, match="fell too far behind"):
-                    await anext(events)
-            for _ in range(20):
-                if not a.node.matches.relay.streams:
-                    break
-                await asyncio.sleep(0.05)
-            assert not a.node.matches.relay.streams and started.match_id in a.node.matches.running
-        finally:
-            for bot in bots:
-                await bot.stop()
+        for _ in range(20):
+            if not a.node.matches.relay.streams:
+                break
+            await asyncio.sleep(0.05)
+        assert not a.node.matches.relay.streams and started.match_id in a.node.matches.running
 
 
 @pytest.mark.slow
@@ -615,9 +571,7 @@ async def test_a_live_view_outlasts_its_keep_alives(
         bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=1.5).start() for name in "xy"]
         try:
             await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-            started = await match_pb2_grpc.MatchServiceStub(to_a).StartMatch(
-                match_pb2.StartMatchRequest(game="5211", bot_names=["x", "y"], seed=4), metadata=ADMIN_METADATA
-            )
+            started = await start_5211(to_a, "xy", 4)
             urls = [f"http://{web}/api/matches/{started.match_id}/events" for web in webs]
             for said in await asyncio.gather(*map(until_the_next_event, urls)):
                 assert said.count(b"\nevent: ") == 1 and said.count(b": keep-alive") >= 2, said[-300:]
