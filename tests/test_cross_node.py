@@ -490,6 +490,63 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
 
 
 @pytest.mark.slow
+async def test_a_node_restarted_under_its_id_is_not_taken_for_the_home_of_its_old_bots(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """A trial restarted a crashed node under its id: for 15 s every node still read the bots'
+    entries that the old instance wrote, and sent their matches to the new one, which had not those
+    bots: recorded at once as forfeits instead of parked until the bots came back."""
+    port = free_port()
+    with serve_process(redis7.url, "node-b", port, tmp_path / "b") as node_b:
+        async with (
+            in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        ):
+            tokens = await register(to_a, "x")
+            x = RawBot(f"127.0.0.1:{port}", tokens["x"]).start()
+            await asyncio.wait_for(x.welcomed.wait(), 30)
+            await located(a.redis, "x")
+            node_b.kill()
+            await x.stop()
+            await node_b.start()
+            assert a.node.matches.relay is not None and await a.node.matches.relay.locate("x") is None
+
+
+@pytest.mark.slow
+async def test_matches_parked_while_a_node_stalled_are_played_once_it_is_back(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """A trial stopped a node (SIGSTOP) for 20 s: its bots' entries lapsed, the other nodes parked
+    their league matches until they connected, and once the node went on its heartbeat wrote the
+    entries back, but as the bots had never left nothing queued their matches again: the league
+    waited for ever."""
+    async with (
+        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
+        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+    ):
+        tokens = await register(to_a, "xy")
+        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name]).start() for name in "xy"]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            a.stop_worker.set()  # node B takes the league's matches
+            await asyncio.sleep(0.5)
+            await a.redis.delete("arena:botat:x", "arena:botat:y")  # lapsed: node A was stalled
+            league = await asyncio.to_thread(
+                create_league, f"127.0.0.1:{b.port}", ADMIN, bots=["x", "y"], players=2, games=2, seed=1
+            )
+            store = LeagueStore(a.redis)
+            for _ in range(300):
+                if (await store.progress(league.league_id))[1] == league.progress.total:
+                    break
+                await asyncio.sleep(0.1)
+            assert (await store.progress(league.league_id))[1] == league.progress.total
+        finally:
+            for bot in bots:
+                await bot.stop()
+
+
+@pytest.mark.slow
 async def test_a_relayed_watch_that_stops_hearing_from_the_referee_ends_saying_so(
     redis7: EmbeddedRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

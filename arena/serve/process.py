@@ -31,7 +31,7 @@ from arena.service.leagues import LeagueService
 from arena.service.limits import FAILURES_FORGOTTEN_SECONDS, AdminNetworks, Limits
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
-from arena.service.sessions import SessionHub
+from arena.service.sessions import BotSession, SessionHub
 from arena.service.siblings import SiblingLinks
 from arena.store.clients import RedisClientBook
 from arena.store.embedded import EmbeddedRedis, redacted
@@ -332,11 +332,19 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     hub.on_connect = lambda name: relay.send_soon(arrived(name))
     hub.on_disconnect = lambda name: relay.send_soon(relay.directory.gone(name))
 
+    async def announce(connected: list[BotSession]) -> None:
+        """Say where this node's bots are; queue again what was parked for those whose entry had
+        lapsed meanwhile (this node stalled, or Redis was away, for longer than it lasts), which
+        no connection of theirs would do: they never left."""
+        back = await relay.directory.here({s.name: s.capacity for s in connected}, {s.name: s.games for s in connected})
+        for name in back:
+            await leagues.store.unpark(name)
+        if back:
+            await leagues.queue.bump()
+
     def load() -> dict[str, int]:
         connected = hub.connected()
-        relay.send_soon(
-            relay.directory.here({s.name: s.capacity for s in connected}, {s.name: s.games for s in connected})
-        )
+        relay.send_soon(announce(connected))
         relay.send_soon(node.matches.refresh_slots())
         relay.send_soon(listing.sweep())
         return {
@@ -351,6 +359,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     await node.nodes.claim(load())
     started.push_async_callback(node.nodes.release)
     await listing.clear()  # what an earlier instance under this id left listed
+    await relay.directory.clear()  # and the bots it said were here
     metrics_port = None
     if config.metrics_address:
         host, _, port = config.metrics_address.rpartition(":")

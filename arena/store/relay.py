@@ -31,14 +31,16 @@ PRESENCE_CHUNK = 250
 _HERE = """
 local node, ttl, expiry = ARGV[1], ARGV[2], ARGV[3]
 local online = KEYS[#KEYS]
+local back = {}
 for i = 1, #KEYS - 1, 3 do
   local at = i + 3
+  if redis.call('GET', KEYS[i]) ~= node then table.insert(back, ARGV[at + 2]) end
   redis.call('SET', KEYS[i], node, 'EX', ttl)
   redis.call('SET', KEYS[i + 1], ARGV[at], 'EX', ttl)
   redis.call('SET', KEYS[i + 2], ARGV[at + 1], 'EX', ttl)
   redis.call('ZADD', online, expiry, ARGV[at + 2])
 end
-return 0
+return back
 """
 
 _FORGET_IF_MINE = """
@@ -59,14 +61,17 @@ class BotDirectory:
         self._forget = client.register_script(_FORGET_IF_MINE)
         self._here = client.register_script(_HERE)
 
-    async def here(self, bots: Mapping[str, int], plays: Mapping[str, Iterable[str]] | None = None) -> None:
+    async def here(self, bots: Mapping[str, int], plays: Mapping[str, Iterable[str]] | None = None) -> list[str]:
         """These bots are connected to this node, each with the matches at once it asked for and
         the games its connection plays (refreshes their entries; ``arena:online`` lists them all
         for the ladders' matchmaker). One script call for each ``PRESENCE_CHUNK`` bots: a pipeline of
-        four commands a bot held the loop for about a second at every heartbeat of a node with 10,000."""
+        four commands a bot held the loop for about a second at every heartbeat of a node with 10,000.
+        Returns the bots that were not said to be here: new ones, and ones whose entry had lapsed
+        (the node stalled, or Redis was away, for longer than ``PRESENCE_SECONDS``)."""
         plays = plays or {}
         until = time.time() + PRESENCE_SECONDS
         names = list(bots)
+        back: list[str] = []
         for start in range(0, len(names), PRESENCE_CHUNK):
             keys: list[str] = []
             args: list[str | int | float] = [self.node_id, PRESENCE_SECONDS, until]
@@ -74,7 +79,25 @@ class BotDirectory:
                 keys += (key("botat", bot), key("botcap", bot), key("botplays", bot))
                 args += (bots[bot], json.dumps(sorted(plays.get(bot, ()))), bot)
             keys.append(key("online"))
-            await self._here(keys=keys, args=args)
+            back += [text(bot) for bot in await self._here(keys=keys, args=args)]
+        return back
+
+    async def clear(self) -> int:
+        """Forget the bots that an earlier instance under this node's id said were here (call before
+        this one serves): the entries of a node that crashed, or stopped, outlive it by up to
+        ``PRESENCE_SECONDS``, and would send their matches to this instance, which has not those bots.
+        Returns how many were forgotten."""
+        forgotten, cursor = 0, 0
+        while True:
+            cursor, members = await self.r.zscan(key("online"), cursor, count=500)
+            bots = [text(member) for member, _score in members]
+            homes = await self.r.mget([key("botat", bot) for bot in bots]) if bots else []
+            for bot, home in zip(bots, homes, strict=True):
+                if home is not None and text(home) == self.node_id:
+                    await self.gone(bot)
+                    forgotten += 1
+            if not cursor:
+                return forgotten
 
     async def gone(self, bot: str) -> None:
         """The bot left this node (unless it is already on another)."""

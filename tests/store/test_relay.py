@@ -65,3 +65,18 @@ async def test_a_heartbeat_announces_every_bot_of_a_crowded_node(client: aioredi
     online = cast(list[tuple[bytes, float]], await client.zrange("arena:online", 0, -1, withscores=True))
     assert {text(bot) for bot, _ in online} >= set(bots)
     assert all(time.time() < until <= time.time() + PRESENCE_SECONDS for _, until in online)
+
+
+async def test_a_heartbeat_says_which_bots_were_not_here_and_a_restarted_node_forgets_its_old_ones(
+    client: aioredis.Redis,
+) -> None:
+    a, b = BotDirectory(client, "node-a"), BotDirectory(client, "node-b")
+    assert await a.here({"ann": 1, "bob": 1}) == ["ann", "bob"]  # new
+    assert await a.here({"ann": 1, "bob": 1}) == []
+    await client.delete("arena:botat:bob")  # it lapsed: node A stalled longer than PRESENCE_SECONDS
+    await b.here({"cid": 1})
+    assert await a.here({"ann": 1, "bob": 1, "cid": 1}) == ["bob", "cid"]  # cid moved here from B
+    await b.here({"dan": 1})
+    assert await BotDirectory(client, "node-a").clear() == 3  # node A restarted under its id
+    assert [await a.where(bot) for bot in ("ann", "bob", "cid", "dan")] == [None, None, None, "node-b"]
+    assert [text(m) for m in await client.zrange("arena:online", 0, -1)] == ["dan"]
