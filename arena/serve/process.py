@@ -347,6 +347,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         relay.send_soon(announce(connected))
         relay.send_soon(node.matches.refresh_slots())
         relay.send_soon(listing.sweep())
+        relay.send_soon(listing.prune(node.matches.running, clock.wall()))
         return {
             "connected_bots": len(hub.connected()),
             "active_matches": len(node.matches.running),

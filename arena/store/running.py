@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Container, Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -33,10 +34,14 @@ import redis.asyncio as aioredis
 from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position, index_names
 from arena.store.redis_stores import key, text
 
+log = logging.getLogger(__name__)
+
 SCAN = 500
 """The most index entries one list call looks at (stale ones of dead nodes included)."""
 SWEEP = 200
 """The most matches of one dead node a sweep unlists."""
+PRUNE_SECONDS = 60.0
+"""A node's listed match that it does not run is unlisted by its heartbeat once it started this long ago."""
 NODES_KEY = key("running-nodes")
 
 
@@ -184,6 +189,26 @@ class RunningIndex:
         """Unlist whatever an earlier instance of this node left (call before it referees)."""
         while await self.forget(self.node_id, SWEEP) == SWEEP:
             pass
+
+    async def prune(self, running: Container[str], now: float) -> None:
+        """Unlist this node's listed matches that it does not run (``running``, read after the
+        index) and that started ``PRUNE_SECONDS`` before ``now`` or more (a match is listed just
+        before it runs): those whose unlisting at their end failed, Redis being away."""
+        members: set[bytes] = await self.r.smembers(key("running-on", self.node_id))  # type: ignore[assignment]
+        ids = [i for i in map(text, members) if i not in running]
+        if not ids:
+            return
+        raws = await self.r.mget([key("running-match", i) for i in ids])
+        entries = {i: RunningEntry.from_json(raw) for i, raw in zip(ids, raws, strict=True) if raw is not None}
+        stale = [
+            i
+            for i in ids
+            if i not in running and (i not in entries or now - entries[i].info.started_at >= PRUNE_SECONDS)
+        ]
+        if stale:
+            await self._unlist(self.node_id, [entries[i].info for i in stale if i in entries])
+            await self.r.srem(key("running-on", self.node_id), *stale)
+            log.warning("unlisted %d matches this node no longer runs (their unlisting had failed)", len(stale))
 
     async def forget(self, node: str, most: int) -> int:
         """Unlist up to ``most`` of ``node``'s matches; returns how many (0: it has none left)."""

@@ -12,7 +12,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.store import running as running_module
 from arena.store.match_index import MatchQuery, MatchSummary, Phase, index_names
 from arena.store.nodes import NodeDirectory
-from arena.store.redis_stores import key
+from arena.store.redis_stores import key, text
 from arena.store.running import NODES_KEY, RunningEntry, RunningIndex, running_key
 
 
@@ -169,3 +169,15 @@ async def test_sealed_entries_an_older_node_indexed_are_skipped_and_the_list_goe
     page, resume = await a.page(MatchQuery(), resume, 2)
     assert [i.match_id for i in page] == ["m2", "m1"] and resume is None
     assert await every_page(a, MatchQuery(bot="ann"), 1) == ["m2", "m1"]
+
+
+async def test_a_heartbeat_unlists_what_its_node_listed_and_no_longer_runs(client: aioredis.Redis) -> None:
+    """A trial killed Redis as matches ended: their unlisting failed once and was never tried again,
+    so a live node listed them as running for ever."""
+    a = await live(client, "node-a")
+    for number, started_at in enumerate((100.0, 100.0, 150.0, 100.0)):
+        await a.started(info(f"m{number}", started_at), sealed=number == 3)
+    await a.prune({"m0"}, 100.0 + running_module.PRUNE_SECONDS)  # m1 ended, m2 is just starting
+    assert await a.nodes_of(["m0", "m1", "m2", "m3"]) == ["node-a", None, "node-a", None]
+    assert await every_page(a, MatchQuery(), 10) == ["m2", "m0"]
+    assert {text(m) for m in await client.smembers("arena:running-on:node-a")} == {"m0", "m2"}
