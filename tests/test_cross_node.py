@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -510,6 +511,37 @@ async def test_a_node_restarted_under_its_id_is_not_taken_for_the_home_of_its_ol
             await x.stop()
             await node_b.start()
             assert a.node.matches.relay is not None and await a.node.matches.relay.locate("x") is None
+
+
+@pytest.mark.slow
+async def test_a_node_stopping_gracefully_tells_its_bots_to_go_elsewhere_and_forgets_them(
+    redis7: EmbeddedRedis, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A trial's graceful stops logged a CancelledError traceback for every connected bot (gRPC
+    cancelled their streams under them), and left the bots' entries naming the stopped node."""
+    async with (
+        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
+        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
+    ):
+        tokens = await register(to_b, "xy")
+        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name]).start() for name in "xy"]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            await located(b.redis, "x", "y")
+            await a.stop(5.0)
+            for _ in range(200):
+                if all(bot.error is not None for bot in bots):
+                    break
+                await asyncio.sleep(0.05)
+            for bot in bots:
+                assert bot.error is not None and bot.error.code() == grpc.StatusCode.UNAVAILABLE
+                assert bot.error.details() == "the node is shutting down: connect again, to another node"
+            assert await b.redis.exists("arena:botat:x", "arena:botat:y") == 0
+        finally:
+            for bot in bots:
+                await bot.stop()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
 
 
 @pytest.mark.slow

@@ -72,6 +72,7 @@ CLOSE_STATUS = {
     CloseReason.PING_FLOOD: grpc.StatusCode.RESOURCE_EXHAUSTED,
     CloseReason.TOKEN_REVOKED: grpc.StatusCode.UNAUTHENTICATED,
     CloseReason.UNDECODABLE: grpc.StatusCode.INVALID_ARGUMENT,
+    CloseReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
 }
 """The status a bot stream closed for these reasons ends with (any other reason ends it with OK)."""
 STATES = {

@@ -31,7 +31,7 @@ from arena.service.leagues import LeagueService
 from arena.service.limits import FAILURES_FORGOTTEN_SECONDS, AdminNetworks, Limits
 from arena.service.matches import MatchManager
 from arena.service.relay import Relay
-from arena.service.sessions import BotSession, SessionHub
+from arena.service.sessions import BotSession, CloseReason, SessionHub
 from arena.service.siblings import SiblingLinks
 from arena.store.clients import RedisClientBook
 from arena.store.embedded import EmbeddedRedis, redacted
@@ -140,6 +140,7 @@ class RunningNode:
                 await asyncio.wait_for(self.matchmaker_task, 5)
         # The worker claims nothing more, but keeps the leases of the matches it plays until they are over.
         await self.node.matches.shutdown(grace_seconds)
+        await self._let_bots_go()
         self.stop_relay.set()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.gather(self.worker_task, self.heartbeat_task, self.relay_task), 5)
@@ -149,6 +150,20 @@ class RunningNode:
         await self.redis.aclose()
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)
+
+    async def _let_bots_go(self) -> None:
+        """End every bot stream, UNAVAILABLE (the bots reconnect to another node), and give the
+        store their departures, rather than leave gRPC to cancel the streams under them."""
+        hub = self.node.hub
+        for session in hub.connected():
+            hub.close_bot(session.name, CloseReason.SHUTTING_DOWN)
+        for _ in range(100):
+            if not hub.connected():
+                break
+            await asyncio.sleep(0.02)
+        relay = self.node.matches.relay
+        if relay is not None and relay.pending_sends:
+            await asyncio.wait(list(relay.pending_sends), timeout=2.0)
 
 
 MIN_ADMIN_TOKEN = 16

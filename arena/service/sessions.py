@@ -49,6 +49,7 @@ class CloseReason(enum.Enum):
     """The bot sent bytes that are not a message of the contract."""
     TOO_MANY_ERRORS = "too many unusable messages in a row"
     PING_FLOOD = "too many pings"
+    SHUTTING_DOWN = "the node is shutting down: connect again, to another node"
 
 
 MAX_MISSED_ENDS = 1000
