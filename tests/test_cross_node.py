@@ -460,7 +460,9 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
 ) -> None:
     """Bot x's node crashed mid-match and was restarted under its id, and x connected to it again:
     the referee saw x on the same node id and kept sending it requests there, which the new
-    instance, with no seat for them, dropped. x never played again in that match."""
+    instance, with no seat for them, dropped. x never played again in that match. And until x
+    came back, every node read x's entry that the old instance wrote (for 15 s) and sent x's
+    matches to the new one, which had not x: a trial saw them recorded at once as forfeits."""
     port = free_port()
     with serve_process(redis7.url, "node-b", port, tmp_path / "b") as node_b:
         async with (
@@ -481,6 +483,7 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
                 node_b.kill()
                 await x.stop()
                 await node_b.start()
+                assert a.node.matches.relay is not None and await a.node.matches.relay.locate("x") is None
                 bots.append(RawBot(f"127.0.0.1:{port}", tokens["x"]).start())
                 ended = await bots[1].wait_ended(started.match_id, 60)
             finally:
@@ -488,29 +491,6 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
                     await bot.stop()
         assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
         assert bots[1].messages("action_request")  # asked again on the new instance
-
-
-@pytest.mark.slow
-async def test_a_node_restarted_under_its_id_is_not_taken_for_the_home_of_its_old_bots(
-    redis7: EmbeddedRedis, tmp_path: Path
-) -> None:
-    """A trial restarted a crashed node under its id: for 15 s every node still read the bots'
-    entries that the old instance wrote, and sent their matches to the new one, which had not those
-    bots: recorded at once as forfeits instead of parked until the bots came back."""
-    port = free_port()
-    with serve_process(redis7.url, "node-b", port, tmp_path / "b") as node_b:
-        async with (
-            in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
-            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
-        ):
-            tokens = await register(to_a, "x")
-            x = RawBot(f"127.0.0.1:{port}", tokens["x"]).start()
-            await asyncio.wait_for(x.welcomed.wait(), 30)
-            await located(a.redis, "x")
-            node_b.kill()
-            await x.stop()
-            await node_b.start()
-            assert a.node.matches.relay is not None and await a.node.matches.relay.locate("x") is None
 
 
 @pytest.mark.slow

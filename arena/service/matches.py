@@ -35,6 +35,7 @@ from arena.referee.timecontrol import TimeControl
 from arena.service.relay import SPECTATOR_BEHIND, Home, Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
 from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position
+from arena.store.redis_stores import STORE_ERRORS
 from arena.store.running import RunningIndex
 from arena.store.slots import SlotBroker, Slots
 
@@ -417,7 +418,15 @@ class MatchManager:
                 await asyncio.wait_for(stored.wait(), STORING_WAIT_SECONDS)
 
     async def _keep(self, record: MatchRecord, seal: str | None) -> None:
-        await (self.store.save(record) if seal is None else self.store.hold(seal, record))
+        backoff = 0.1
+        while True:  # a finished match's record is never dropped: retried through a Redis restart
+            try:
+                await (self.store.save(record) if seal is None else self.store.hold(seal, record))
+                break
+            except STORE_ERRORS as error:
+                log.warning("could not store the record of match %s (%s); retrying", record.match_id, error)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
         counts = self._seals.get(seal) if seal is not None else None
         if seal is not None and counts is not None:
             counts[1] += 1

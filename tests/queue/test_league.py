@@ -24,8 +24,8 @@ from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
-from arena.v1 import league_pb2, league_pb2_grpc
-from tests.grpc.harness import ADMIN, ADMIN_METADATA, Arena, start_node
+from arena.v1 import common_pb2, league_pb2, league_pb2_grpc
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, Arena, limited_arena, start_node
 from tests.queue.harness import assert_same_table, wait_done
 
 TC = TimeControl(decision_allowance=5.0, time_bank=5.0)
@@ -84,6 +84,36 @@ async def test_a_redis_restart_mid_league_loses_no_result(
         assert sorted(r["match_id"] for r in results) == sorted(m.match_id for m in schedule_league(spec))
     finally:
         restarted.stop()
+
+
+async def test_a_match_that_ends_while_redis_is_away_keeps_its_record(redis_server: EmbeddedRedis) -> None:
+    """A trial stopped Redis as matches ended: the record of a match that ended meanwhile failed
+    to be saved once, and was lost (an unretrieved task exception in the log)."""
+    async with limited_arena(redis_server) as arena:
+        for name in ("x", "y"):
+            await arena.connect(name, think_seconds=0.02)
+        match_id = await arena.start_match(["x", "y"], seed=5)
+        redis_server.stop()
+        running = arena.node.matches.running
+        for _ in range(500):
+            if match_id not in running:
+                break
+            await asyncio.sleep(0.02)
+        assert match_id not in running  # it ended, with Redis away
+        await asyncio.sleep(2.0)
+        restarted = EmbeddedRedis(redis_server.data_dir, port=redis_server.port).start()
+        try:
+            for _ in range(200):
+                try:
+                    record = await arena.record(match_id)
+                    break
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.1)
+            else:
+                pytest.fail(f"match {match_id}'s record was not stored once Redis was back")
+            assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
+        finally:
+            restarted.stop()
 
 
 async def test_a_node_killed_mid_league_loses_nothing(redis7: EmbeddedRedis, tmp_path: Path) -> None:
