@@ -181,9 +181,9 @@ def serve_process(redis_url: str, node_id: str, port: int, data: Path) -> Iterat
 
 
 @contextlib.asynccontextmanager
-async def bots_on_a_and_a_spectator_on_b(
-    redis_url: str, tmp_path: Path, think_seconds: float
-) -> AsyncIterator[tuple[RunningNode, RunningNode, grpc.aio.Channel]]:
+async def bots_x_and_y_on_a_of_nodes_a_and_b(
+    redis_url: str, tmp_path: Path, think_seconds: float = 0.0
+) -> AsyncIterator[tuple[RunningNode, RunningNode, grpc.aio.Channel, list[RawBot]]]:
     """Nodes A and B on one Redis, bots x and y connected to A and welcomed, and a channel to A."""
     async with (
         in_process_node(redis_url, "node-b", tmp_path / "b") as b,
@@ -194,7 +194,7 @@ async def bots_on_a_and_a_spectator_on_b(
         bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name], think_seconds=think_seconds).start() for name in "xy"]
         try:
             await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-            yield a, b, to_a
+            yield a, b, to_a, bots
         finally:
             for bot in bots:
                 await bot.stop()
@@ -499,28 +499,17 @@ async def test_a_node_stopping_gracefully_tells_its_bots_to_go_elsewhere_and_for
 ) -> None:
     """A trial's graceful stops logged a CancelledError traceback for every connected bot (gRPC
     cancelled their streams under them), and left the bots' entries naming the stopped node."""
-    async with (
-        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
-        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
-        grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as to_b,
-    ):
-        tokens = await register(to_b, "xy")
-        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name]).start() for name in "xy"]
-        try:
-            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-            await located(b.redis, "x", "y")
-            await a.stop(5.0)
-            for _ in range(200):
-                if all(bot.error is not None for bot in bots):
-                    break
-                await asyncio.sleep(0.05)
-            for bot in bots:
-                assert bot.error is not None and bot.error.code() == grpc.StatusCode.UNAVAILABLE
-                assert bot.error.details() == "the node is shutting down: connect again, to another node"
-            assert await b.redis.exists("arena:botat:x", "arena:botat:y") == 0
-        finally:
-            for bot in bots:
-                await bot.stop()
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path) as (a, b, _, bots):
+        await located(b.redis, "x", "y")
+        await a.stop(5.0)
+        for _ in range(200):
+            if all(bot.error is not None for bot in bots):
+                break
+            await asyncio.sleep(0.05)
+        for bot in bots:
+            assert bot.error is not None and bot.error.code() == grpc.StatusCode.UNAVAILABLE
+            assert bot.error.details() == "the node is shutting down: connect again, to another node"
+        assert await b.redis.exists("arena:botat:x", "arena:botat:y") == 0
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
 
 
@@ -532,30 +521,19 @@ async def test_matches_parked_while_a_node_stalled_are_played_once_it_is_back(
     their league matches until they connected, and once the node went on its heartbeat wrote the
     entries back, but as the bots had never left nothing queued their matches again: the league
     waited for ever."""
-    async with (
-        in_process_node(redis7.url, "node-b", tmp_path / "b") as b,
-        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
-        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
-    ):
-        tokens = await register(to_a, "xy")
-        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name]).start() for name in "xy"]
-        try:
-            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
-            a.stop_worker.set()  # node B takes the league's matches
-            await asyncio.sleep(0.5)
-            await a.redis.delete("arena:botat:x", "arena:botat:y")  # lapsed: node A was stalled
-            league = await asyncio.to_thread(
-                create_league, f"127.0.0.1:{b.port}", ADMIN, bots=["x", "y"], players=2, games=2, seed=1
-            )
-            store = LeagueStore(a.redis)
-            for _ in range(300):
-                if (await store.progress(league.league_id))[1] == league.progress.total:
-                    break
-                await asyncio.sleep(0.1)
-            assert (await store.progress(league.league_id))[1] == league.progress.total
-        finally:
-            for bot in bots:
-                await bot.stop()
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path) as (a, b, _, _):
+        a.stop_worker.set()  # node B takes the league's matches
+        await asyncio.sleep(0.5)
+        await a.redis.delete("arena:botat:x", "arena:botat:y")  # lapsed: node A was stalled
+        league = await asyncio.to_thread(
+            create_league, f"127.0.0.1:{b.port}", ADMIN, bots=["x", "y"], players=2, games=2, seed=1
+        )
+        store = LeagueStore(a.redis)
+        for _ in range(300):
+            if (await store.progress(league.league_id))[1] == league.progress.total:
+                break
+            await asyncio.sleep(0.1)
+        assert (await store.progress(league.league_id))[1] == league.progress.total
 
 
 @pytest.mark.slow
@@ -569,7 +547,7 @@ async def test_a_relayed_watch_that_stops_hearing_from_the_referee_ends_saying_s
     monkeypatch.setattr(relay_module, "WATCH_KEEP_ALIVE_SECONDS", 0.2)
     monkeypatch.setattr(relay_module, "WATCH_SILENCE_SECONDS", 1.0)
     monkeypatch.setattr(relay_module, "ORIGIN_CHECK_SECONDS", 0.2)
-    async with bots_on_a_and_a_spectator_on_b(redis7.url, tmp_path, think_seconds=0.3) as (a, b, to_a):
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path, think_seconds=0.3) as (a, b, to_a, _):
         relay = a.node.matches.relay
         assert relay is not None
         post = relay.store.post
@@ -603,7 +581,7 @@ async def test_a_relayed_spectator_dropped_for_falling_behind_stops_its_stream_a
     """A trial's spectator on node B fell behind and was dropped, but node B did not tell node A,
     which went on posting each event of the match to B (and holding one of its relayed streams)."""
     monkeypatch.setattr(relay_module, "WATCHED_BEHIND", 3)
-    async with bots_on_a_and_a_spectator_on_b(redis7.url, tmp_path, think_seconds=0.2) as (a, b, to_a):
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path, think_seconds=0.2) as (a, b, to_a, _):
         started = await start_5211(to_a, "xy", 5)
         async with contextlib.aclosing(b.node.matches.watch(started.match_id)) as events:
             await anext(events)
