@@ -92,18 +92,26 @@ class BotDirectory:
             cursor, members = await self.r.zscan(key("online"), cursor, count=500)
             bots = [text(member) for member, _score in members]
             homes = await self.r.mget([key("botat", bot) for bot in bots]) if bots else []
-            for bot, home in zip(bots, homes, strict=True):
-                if home is not None and text(home) == self.node_id:
-                    await self.gone(bot)
-                    forgotten += 1
+            mine = [
+                bot for bot, home in zip(bots, homes, strict=True) if home is not None and text(home) == self.node_id
+            ]
+            if mine:
+                async with self.r.pipeline(transaction=False) as pipe:
+                    for bot in mine:
+                        await self._forget(keys=self._keys(bot), args=[self.node_id, bot], client=pipe)
+                    await pipe.execute()
+            forgotten += len(mine)
             if not cursor:
                 return forgotten
 
     async def gone(self, bot: str) -> None:
         """The bot left this node (unless it is already on another)."""
-        await self._forget(
-            keys=[key("botat", bot), key("botcap", bot), key("botplays", bot), key("online")], args=[self.node_id, bot]
-        )
+        await self._forget(keys=self._keys(bot), args=[self.node_id, bot])
+
+    @staticmethod
+    def _keys(bot: str) -> list[str]:
+        """The keys ``_FORGET_IF_MINE`` reads and deletes for ``bot``."""
+        return [key("botat", bot), key("botcap", bot), key("botplays", bot), key("online")]
 
     async def where(self, bot: str) -> str | None:
         """The node the bot is connected to, if any."""
