@@ -173,3 +173,24 @@ async def test_an_admin_call_from_outside_the_admin_networks_is_told_why_and_no_
         "arena register: permission_denied: the admin token is accepted only from 10.0.0.0/8; "
         "this call came from 127.0.0.1"
     )
+
+
+@pytest.mark.parametrize(
+    ("flag", "given", "wanted"),
+    [
+        ("--heartbeat-seconds", "0", "above 0"),
+        ("--lease-seconds", "-1", "above 0"),
+        ("--shutdown-grace", "soon", "of at least 0"),
+        ("--shutdown-grace", "nan", "of at least 0"),
+    ],
+)
+def test_serve_refuses_a_duration_that_is_not_a_number_of_seconds_in_one_line(
+    flag: str, given: str, wanted: str
+) -> None:
+    """Found in a review: ``--lease-seconds -1`` was taken (a dead node's matches would be taken over at once)."""
+    command = [sys.executable, "-m", "arena.cli", "serve", flag, given]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"arena serve: argument {flag}: {given!r} is not a number of seconds {wanted} (see --help)"
+    ]

@@ -18,7 +18,7 @@ from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
 from arena.store.redis_stores import connect
 from arena.v1 import node_pb2, node_pb2_grpc
-from tests.grpc.harness import ADMIN, start_node
+from tests.grpc.harness import ADMIN, QUICK_NODE, start_node
 
 
 async def live_nodes(address: str) -> list[str]:
@@ -95,7 +95,7 @@ def serve_twin(redis_url: str, node_id: str, data: Path) -> subprocess.Completed
     command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{free_port()}"]
     command += ["--redis", redis_url, "--node-id", node_id, "--open-registration", "--admin-token", ADMIN]
     command += ["--data-dir", str(data)]
-    command += ["--metrics-address", "", "--web-port", "0", "--log-format", "text", "--lease-seconds", "1"]
+    command += ["--metrics-address", "", "--web-port", "0", "--log-format", "text", *QUICK_NODE]
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=30)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import math
 import os
 import sys
 import traceback
@@ -150,6 +151,7 @@ def _serve(args: argparse.Namespace) -> int:
         metrics_address=args.metrics_address or None,
         node_id=args.node_id,
         lease_seconds=args.lease_seconds,
+        heartbeat_seconds=args.heartbeat_seconds,
         limits=limits,
         web_address=web_address(args),
         advertise_address=args.advertise_address,
@@ -735,6 +737,22 @@ def _at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+def _seconds(at_least_zero: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds, above 0 (or, ``at_least_zero``, 0 too)."""
+    wanted = "of at least 0" if at_least_zero else "above 0"
+
+    def parse(value: str) -> float:
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = math.nan
+        if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not at_least_zero):
+            raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of seconds {wanted}")
+        return seconds
+
+    return parse
+
+
 def _limit_options(parser: argparse.ArgumentParser) -> None:
     from arena.service.limits import Limits
 
@@ -863,9 +881,20 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--web-host", help="the web site's host (default: the host of --address)")
     serve.add_argument("--node-id", default="", help="this node's name on the shared queue (default host-pid)")
     serve.add_argument(
-        "--lease-seconds", type=float, default=30.0, help="a dead node's queued matches are taken over after this"
+        "--lease-seconds", type=_seconds(), default=30.0, help="a dead node's queued matches are taken over after this"
     )
-    serve.add_argument("--shutdown-grace", type=float, default=30.0, help="seconds running matches get on SIGTERM")
+    serve.add_argument(
+        "--heartbeat-seconds",
+        type=_seconds(),
+        default=2.0,
+        help="how often this node beats; silent for three beats it counts as gone (default %(default)s)",
+    )
+    serve.add_argument(
+        "--shutdown-grace",
+        type=_seconds(at_least_zero=True),
+        default=30.0,
+        help="seconds running matches get on SIGTERM",
+    )
     serve.add_argument(
         "--workers",
         type=_at_least(0),

@@ -69,6 +69,9 @@ class ServeConfig:
     hostname-pid. A node restarted under the same name takes back the work it held."""
     lease_seconds: float = 30.0
     """A queued match held by a node silent this long is taken over by another."""
+    heartbeat_seconds: float = 2.0
+    """How often the node writes its heartbeat; it counts as gone (its id free, the matches it referees
+    for bots elsewhere let go) once ``MISSED_BEATS`` beats are missed."""
     limits: Limits = dataclasses.field(default_factory=Limits)
     """What clients may ask of the node."""
     admin_networks: AdminNetworks = dataclasses.field(default_factory=AdminNetworks)
@@ -313,7 +316,10 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     )
     _, _, asked_port = config.address.rpartition(":")
     node.nodes = NodeDirectory(
-        client, node_id, startup.advertised_address(config.address, int(asked_port), config.advertise_address)
+        client,
+        node_id,
+        startup.advertised_address(config.address, int(asked_port), config.advertise_address),
+        interval=config.heartbeat_seconds,
     )
     relay = Relay(RelayStore(client, node_id), hub, clock, convert.outgoing_to_wire)
     node.matches.relay = relay

@@ -28,6 +28,9 @@ from arena.store.redis_stores import key, text
 
 log = logging.getLogger(__name__)
 
+MISSED_BEATS = 3
+"""A node whose heartbeat is this many beats late counts as gone: its entry expires."""
+
 # Write the heartbeat unless another instance holds the id: KEYS[1] the node's hash; ARGV[1] our
 # instance token, ARGV[2] the expiry in ms, then field/value pairs. 1 if written, 0 if held.
 _BEAT = """
@@ -49,13 +52,13 @@ class NodeDirectory:
     """This node's heartbeat, and the list of every live node."""
 
     def __init__(
-        self, client: aioredis.Redis, node_id: str, address: str, interval: float = 2.0, ttl: float = 6.0
+        self, client: aioredis.Redis, node_id: str, address: str, interval: float = 2.0, ttl: float | None = None
     ) -> None:
         self.r = client
         self.node_id = node_id
         self.address = address
         self.interval = interval
-        self.ttl = ttl
+        self.ttl = interval * MISSED_BEATS if ttl is None else ttl
         self.started_at = time.time()
         self.instance = secrets.token_hex(16)
         """This process's claim on ``node_id``; kept in the heartbeat, never listed."""

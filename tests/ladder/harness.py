@@ -20,7 +20,7 @@ from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import QUEUE_GROUP, QUEUE_STREAM
 from arena.store.redis_stores import key, text
 from arena.v1 import ladder_pb2, ladder_pb2_grpc
-from tests.grpc.harness import ADMIN, ADMIN_METADATA
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, QUICK_NODE
 
 
 class GradedBot(HeuristicBot):
@@ -54,7 +54,7 @@ class Nodes:
         """Start a node; returns its address."""
         port = free_port()
         args = ["--address", f"127.0.0.1:{port}", "--redis", self.redis.url, "--node-id", node_id]
-        args += ["--lease-seconds", "1", "--open-registration", "--admin-token", ADMIN]
+        args += [*QUICK_NODE, "--open-registration", "--admin-token", ADMIN]
         args += ["--data-dir", str(self.data / node_id), "--metrics-address", ""]
         args += ["--log-format", "text", "--log-level", "warning", "--web-port", "0"]
         self.processes[node_id] = start_serve(args, log=self.log(node_id))[0]
