@@ -746,7 +746,7 @@ def _seconds(at_least_zero: bool = False) -> Callable[[str], float]:
             seconds = float(value)
         except ValueError:
             seconds = math.nan
-        if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not at_least_zero):
+        if not math.isfinite(seconds) or (seconds < 0 if at_least_zero else seconds <= 0):
             raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a number of seconds {wanted}")
         return seconds
 
