@@ -146,6 +146,82 @@ async def test_a_relayed_seat_follows_its_bot_to_another_node_mid_request(
             stop(process, 15)
 
 
+@pytest.mark.slow
+async def test_a_bot_that_moves_to_another_node_mid_match_is_not_declared_gone_by_the_one_it_left(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """Bot x left node B mid-match and played on from node A, the referee's; B, which still held
+    x's relayed seat, waited out the grace period, found x not back and told the referee x was
+    gone: every decision of x's after that was a fallback, though x was connected and answering."""
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path) as (a, b, to_a, bots):
+        await bots[0].stop()  # x goes to node B
+        x_token = bots[0].token
+        away = RawBot(f"127.0.0.1:{b.port}", x_token, think_seconds=0.05).start()
+        bots.append(away)
+        await asyncio.wait_for(away.welcomed.wait(), 30)
+        await on_node(b, "x")
+        started = await start_5211(to_a, "yx", 5, decision_seconds=30, grace_seconds=1)
+        for _ in range(200):
+            if len(away.messages("action_request")) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        await away.stop()
+        back = RawBot(f"127.0.0.1:{a.port}", x_token, think_seconds=0.05).start()  # x plays on from node A
+        bots.append(back)
+        ended = await back.wait_ended(started.match_id, 60)
+        record = (
+            await match_pb2_grpc.MatchServiceStub(to_a).GetMatchRecord(
+                match_pb2.GetMatchRecordRequest(match_id=started.match_id)
+            )
+        ).record
+    assert len(back.messages("action_request")) >= 20  # the match outlasted node B's grace period
+    assert_played_cleanly(ended, record)
+
+
+@pytest.mark.slow
+async def test_a_match_started_for_a_bot_that_just_left_its_node_gives_it_its_grace_period(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """Bot x left node B just as B's heartbeat said again that x was there (its last script call
+    of the round wrote x's entry after x's departure removed it), and node A started a match for
+    x there. B seated x although x had no connection and told A nothing: A took x for connected,
+    and each of x's requests waited out its whole allowance and counted as a timeout, where a bot
+    that leaves mid-match is given its grace period and then played for by its fallback."""
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path) as (_, b, to_a, bots):
+        await bots[0].stop()  # x goes to node B, and leaves it
+        away = RawBot(f"127.0.0.1:{b.port}", bots[0].token).start()
+        bots.append(away)
+        await asyncio.wait_for(away.welcomed.wait(), 30)
+        await on_node(b, "x")
+        await away.stop()
+        for _ in range(100):
+            if not await b.redis.exists("arena:botat:x") and b.node.hub.sessions["x"].connection is None:
+                break
+            await asyncio.sleep(0.05)
+        assert b.node.matches.relay is not None
+        await b.node.matches.relay.directory.here({"x": 1}, {"x": ["5211"]})  # the heartbeat's late write
+        started = await start_5211(to_a, "yx", 5, decision_seconds=30, grace_seconds=1)
+        ended = await bots[1].wait_ended(started.match_id, 15)
+        record = (
+            await match_pb2_grpc.MatchServiceStub(to_a).GetMatchRecord(
+                match_pb2.GetMatchRecordRequest(match_id=started.match_id)
+            )
+        ).record
+    assert ended.outcome.termination == common_pb2.TERMINATION_DISCONNECTED
+    assert not record.rejections  # no timeouts: x was away, not slow
+
+
+async def on_node(node: RunningNode, bot: str) -> None:
+    """Wait until the directory has ``bot`` on ``node``."""
+    relay = node.node.matches.relay
+    assert relay is not None
+    for _ in range(200):
+        if await relay.directory.where(bot) == relay.node_id:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"bot {bot} was not located on {relay.node_id} within 10 s")
+
+
 def assert_played_cleanly(ended: bot_pb2.MatchEnded, record: match_pb2.MatchRecord) -> None:
     """The match ended normally, no action rejected, no decision made for a seat by its fallback."""
     assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL

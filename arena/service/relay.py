@@ -484,12 +484,8 @@ class Relay:
             if seat is not None:
                 seat.on_home_message(kind, message)
             return
-        session = self.hub.sessions.get(bot)
+        session = self.hub.session(bot) if kind is RelayKind.START else self.hub.sessions.get(bot)
         if session is None:
-            if kind is RelayKind.START:
-                self.send(
-                    message["origin"], {"t": RelayKind.GONE.value, "match": match_id, "bot": bot, "seat": str(index)}
-                )
             return
         proxy = session.seats.get(match_id, {}).get(index)
         if payload is None:
@@ -528,6 +524,9 @@ class RelaySeat:
         self.seat = seat
         self.game = game
         self.connected = True
+        """As the bot's home node last said."""
+        self.located = True
+        """The directory had the bot on a live node at the last check."""
         self.gone = False
         self.pending: tuple[int, asyncio.Future[str]] | None = None
         self.request: DecisionRequest | None = None
@@ -539,8 +538,8 @@ class RelaySeat:
 
     @property
     def is_connected(self) -> bool:
-        """As the bot's home node last said."""
-        return self.connected
+        """As the bot's home node last said, and on a live node."""
+        return self.connected and self.located
 
     def _post(self, kind: RelayKind, message: Outgoing, **extra: str) -> None:
         fields = {
@@ -591,24 +590,28 @@ class RelaySeat:
             return
         now = self.relay.clock.now()
         if home is None:
-            self.connected = False
+            self.located = False
             self.away_since = now if self.away_since is None else self.away_since
             if now - self.away_since >= self.grace:
                 self.gone = True
                 future.set_exception(SeatGoneError(f"bot {self.bot} is on no node of the arena"))
             return
-        self.connected, self.away_since = True, None
+        self.located, self.away_since = True, None
         if home != self.home:
-            if home.node == self.home.node:
-                log.info(
-                    "bot %s of match %s: its node %s restarted; seated there again", self.bot, self.match_id, home.node
-                )
-            else:
-                log.info("bot %s of match %s moved from %s to %s", self.bot, self.match_id, self.home.node, home.node)
-            self.home = home
-            if self.start is not None:
-                self._post(RelayKind.START, self.start, grace=str(self.grace))
-            self._post(RelayKind.REQUEST, request, seq=str(request.sequence))
+            self._move(home)
+
+    def _move(self, home: Home) -> None:
+        """The bot is connected to another node (or another start of its node): seat it there, and
+        ask it there what is pending."""
+        if home.node == self.home.node:
+            log.info("bot %s of match %s: its node %s restarted; seated again", self.bot, self.match_id, home.node)
+        else:
+            log.info("bot %s of match %s moved from %s to %s", self.bot, self.match_id, self.home.node, home.node)
+        self.home, self.connected = home, True
+        if self.start is not None:
+            self._post(RelayKind.START, self.start, grace=str(self.grace))
+        if self.pending is not None and self.request is not None and not self.pending[1].done():
+            self._post(RelayKind.REQUEST, self.request, seq=str(self.request.sequence))
 
     async def rejected(self, rejection: Rejection) -> None:
         """Post the rejection to the inbox of the node the bot is connected to, which sends it on."""
@@ -625,19 +628,35 @@ class RelaySeat:
         self.relay.following.discard(self)
 
     def on_home_message(self, kind: RelayKind, message: dict[str, str]) -> None:
-        """An answer, a presence change or the bot's departure, from its home node."""
+        """An answer, a presence change or the bot's departure, from a node the bot is or was
+        connected to. A node it left says so when its grace period there ends, though it may play
+        on from another: only its present home's word counts, and even that is checked against the
+        directory first (the bot may have moved before the referee noticed)."""
         if kind is RelayKind.ANSWER:
             if self.pending is not None and str(self.pending[0]) == message.get("seq"):
                 future = self.pending[1]
                 self.pending = None
                 if not future.done():
                     future.set_result(message.get("text", ""))
+        elif message.get("node", self.home.node) != self.home.node:
+            return  # a node the bot has left
         elif kind is RelayKind.PRESENCE:
             self.connected = message.get("connected") == "1"
         elif kind is RelayKind.GONE:
-            self.gone = True
-            if self.pending is not None and not self.pending[1].done():
-                self.pending[1].set_exception(SeatGoneError(f"bot {self.bot} is gone from match {self.match_id}"))
+            self.relay.send_soon(self._gone_unless_moved())
+
+    async def _gone_unless_moved(self) -> None:
+        """The bot's home says it is gone: unless the directory has it on another node now, it is."""
+        try:
+            home = await self.relay.locate(self.bot)
+        except STORE_ERRORS:
+            home = None  # its home's word, then
+        if home is not None and home != self.home:
+            self._move(home)
+            return
+        self.gone = True
+        if self.pending is not None and not self.pending[1].done():
+            self.pending[1].set_exception(SeatGoneError(f"bot {self.bot} is gone from match {self.match_id}"))
 
 
 class ProxySeat(RemoteSeat):
@@ -667,7 +686,13 @@ class ProxySeat(RemoteSeat):
 
     def _fields(self, kind: RelayKind) -> dict[str, str]:
         """The fields that say which seat a message to the origin is about."""
-        return {"t": kind.value, "match": self.match_id, "bot": self.session.name, "seat": str(self.seat)}
+        return {
+            "t": kind.value,
+            "match": self.match_id,
+            "bot": self.session.name,
+            "seat": str(self.seat),
+            "node": self.relay.node_id,
+        }
 
     def is_stale(self) -> bool:
         """The origin died (its node's heartbeat is gone, or it said nothing for a long while), and
@@ -678,9 +703,13 @@ class ProxySeat(RemoteSeat):
         self.session.send(Relayed(payload))
 
     def on_start(self, payload: bytes) -> None:
-        """The origin seated the bot."""
+        """The origin seated the bot (again, if it came back here after its grace period here ended).
+        A bot that left as its match started is given its grace period, as one that leaves mid-match."""
         self.heard = self.clock.now()
         self.start_payload = payload
+        self.gone = False
+        if self.session.connection is None:
+            self.connection_lost()
         self._deliver(payload)
 
     def on_origin_message(self, kind: RelayKind, message: dict[str, str], payload: bytes) -> None:

@@ -337,9 +337,7 @@ class SessionHub:
 
     def connect(self, name: str, games: Iterable[str], capacity: int) -> Connection:
         """A bot said hello: attach a new connection, replacing any older one, and resync its matches."""
-        session = self.sessions.get(name)
-        if session is None:
-            session = self.sessions[name] = BotSession(name, self.answered)
+        session = self.session(name)
         if session.connection is not None:
             session.connection.close(CloseReason.REPLACED)
         connection = Connection(session)
@@ -354,6 +352,13 @@ class SessionHub:
         if self.on_connect is not None:
             self.on_connect(name)
         return connection
+
+    def session(self, name: str) -> BotSession:
+        """The bot's session here, a new one (without a connection) if it has none."""
+        session = self.sessions.get(name)
+        if session is None:
+            session = self.sessions[name] = BotSession(name, self.answered)
+        return session
 
     def disconnect(self, connection: Connection) -> None:
         """A stream ended: if it was the bot's live connection, start the grace periods."""

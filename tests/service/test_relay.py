@@ -114,17 +114,61 @@ async def test_a_match_is_played_through_the_home_node_in_order(nodes: tuple[Nod
     assert a.relay.origin_seats == {}
 
 
-async def test_a_bot_not_connected_at_its_home_is_gone_for_the_match(nodes: tuple[Node, Node]) -> None:
+async def test_a_bot_not_connected_at_its_home_has_its_grace_period_there_then_is_gone(
+    nodes: tuple[Node, Node], clock: ManualClock
+) -> None:
+    """Node B once answered a start for a bot it had no connection of with "gone" at once (or,
+    holding an old session of the bot, seated it and said nothing): the bot, which had just left,
+    had no grace period to come back in, as it has when it leaves mid-match."""
     a, b = nodes
     seat = RelaySeat(a.relay, Home("node-b", "b1"), "ann", "m1", 0, "5211")
     await seat.match_started(START)
     answer = seat.decide(request(1))
-    await b.pump(2)  # the start finds no session: node B says the bot is gone
+    await b.pump(2)
+    assert [RelayKind(m["t"]) for m in await a.pump(1)] == [RelayKind.PRESENCE]
+    seen = [seat.is_connected, answer.done()]
+    again = b.hub.connect("ann", ["5211"], capacity=1)  # back within the grace period
     await a.pump(1)
+    assert [*seen, seat.is_connected] == [False, False, True]
+    assert list(drain(again)) == [Relayed(encode(START)), Relayed(encode(request(1)))]
+    b.hub.disconnect(again)
+    await a.pump(1)
+    await clock.advance(START.time_control.disconnect_grace)
+    assert [RelayKind(m["t"]) for m in await a.pump(1)] == [RelayKind.GONE]
     with pytest.raises(SeatGoneError, match="bot ann is gone from match m1"):
         await asyncio.wait_for(answer, 1)
     with pytest.raises(SeatGoneError, match="bot ann left match m1"):
         await seat.decide(request(2))
+
+
+async def test_a_node_the_bot_has_left_cannot_end_its_seat(
+    client: aioredis.Redis, nodes: tuple[Node, Node], clock: ManualClock
+) -> None:
+    """A node the bot left tells the referee the bot is gone when its grace period there ends,
+    though the bot may play on from another node: the word of a node that is not the seat's home
+    is ignored, and the home's own is checked against the directory."""
+    a, b = nodes
+    first = b.hub.connect("ann", ["5211"], capacity=1)
+    seat = RelaySeat(a.relay, Home("node-b", "b1"), "ann", "m1", 0, "5211")
+    await seat.match_started(START)
+    answer = seat.decide(request(1))
+    await b.pump(2)
+    b.hub.disconnect(first)
+    await a.pump(1)  # away
+    await NodeDirectory(client, "node-c", "127.0.0.1:1").beat({})
+    seat.home = Home("node-c", "c1")  # the referee has seen it on node C
+    await clock.advance(START.time_control.disconnect_grace)
+    assert [RelayKind(m["t"]) for m in await a.pump(1)] == [RelayKind.GONE]  # from node B
+    await asyncio.sleep(0)
+    assert not seat.gone and not answer.done()
+    # Its home says it is gone, but the directory has it on node C's new start: it moves there.
+    instance = (await a.relay.store.instances(["node-c"]))["node-c"]
+    assert instance is not None
+    await BotDirectory(client, "node-c").here({"ann": 1})
+    seat.relay.send("node-a", {"t": "gone", "match": "m1", "bot": "ann", "seat": "0", "node": "node-c"})
+    await a.pump(1)
+    await asyncio.gather(*a.relay.pending_sends)
+    assert seat.home == Home("node-c", instance) and not seat.gone and not answer.done()
 
 
 async def test_the_home_node_tells_the_referee_when_its_bot_leaves_and_comes_back(nodes: tuple[Node, Node]) -> None:
