@@ -27,6 +27,7 @@ from arena.serve.launch import stop
 from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.serve.startup import advertised_address
 from arena.service import relay as relay_module
+from arena.service import sessions as sessions_module
 from arena.service.limits import AdminNetworks, Limits
 from arena.service.relay import ProxySeat, RelayKind
 from arena.store.embedded import EmbeddedRedis, free_port
@@ -209,6 +210,32 @@ async def test_a_match_started_for_a_bot_that_just_left_its_node_gives_it_its_gr
         ).record
     assert ended.outcome.termination == common_pb2.TERMINATION_DISCONNECTED
     assert not record.rejections  # no timeouts: x was away, not slow
+
+
+@pytest.mark.slow
+async def test_a_node_forgets_the_bots_that_left_it_a_while_ago(
+    redis7: EmbeddedRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node kept the session of every bot that had ever connected to it, for as long as it ran:
+    its memory grew with each new bot of an open arena, connected or not."""
+    monkeypatch.setattr(sessions_module, "IDLE_SESSION_SECONDS", 0.5)
+    async with (
+        in_process_node(redis7.url, "node-a", tmp_path / "a", heartbeat_seconds=0.2) as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as channel,
+    ):
+        tokens = await register(channel, "xy")
+        bots = [RawBot(f"127.0.0.1:{a.port}", tokens[name]).start() for name in "xy"]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(bot.welcomed.wait() for bot in bots)), 30)
+            await bots[0].stop()
+            for _ in range(100):
+                if "x" not in a.node.hub.sessions:
+                    break
+                await asyncio.sleep(0.05)
+            assert set(a.node.hub.sessions) == {"y"}  # the one still connected is kept
+        finally:
+            for bot in bots:
+                await bot.stop()
 
 
 async def on_node(node: RunningNode, bot: str) -> None:

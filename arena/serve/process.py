@@ -364,6 +364,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
             await leagues.queue.bump()
 
     def load() -> dict[str, int]:
+        hub.forget_idle()
         connected = hub.connected()
         relay.send_soon(announce(connected))
         relay.send_soon(node.matches.refresh_slots())

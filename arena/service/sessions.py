@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
+import itertools
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -54,6 +55,10 @@ class CloseReason(enum.Enum):
 
 MAX_MISSED_ENDS = 1000
 """Match ends kept for a bot that is away (older ones are only in the match records)."""
+IDLE_SESSION_SECONDS = 600.0
+"""A bot's session that has had no connection and no seat for this long is forgotten, with the match
+ends it kept for the bot (its records have them): a node does not hold something for every bot that
+ever connected to it."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -334,10 +339,15 @@ class SessionHub:
         self.on_connect: Callable[[str], object] | None = None
         self.on_disconnect: Callable[[str], object] | None = None
         """Told (by name) when a bot connects or its live connection ends (e.g. to keep a directory)."""
+        self.left: dict[str, float] = {}
+        """The sessions without a connection, by name, oldest first: since when (``clock``)."""
 
     def connect(self, name: str, games: Iterable[str], capacity: int) -> Connection:
         """A bot said hello: attach a new connection, replacing any older one, and resync its matches."""
-        session = self.session(name)
+        session = self.sessions.get(name)
+        if session is None:
+            session = self.sessions[name] = BotSession(name, self.answered)
+        self.left.pop(name, None)
         if session.connection is not None:
             session.connection.close(CloseReason.REPLACED)
         connection = Connection(session)
@@ -358,7 +368,29 @@ class SessionHub:
         session = self.sessions.get(name)
         if session is None:
             session = self.sessions[name] = BotSession(name, self.answered)
+            self.left[name] = self.clock.now()
         return session
+
+    def forget_idle(self) -> int:
+        """Forget the sessions that have had no connection and no seat (a stale one is dropped first)
+        for ``IDLE_SESSION_SECONDS``; returns how many. Looks at those that left that long ago only."""
+        now = self.clock.now()
+        due = list(itertools.takewhile(lambda item: now - item[1] >= IDLE_SESSION_SECONDS, self.left.items()))
+        forgotten = 0
+        for name, _ in due:
+            del self.left[name]
+            session = self.sessions.get(name)
+            if session is None or session.connection is not None:
+                continue
+            for seat in session.all_seats():
+                if seat.is_stale():
+                    seat.release()
+            if session.seats:
+                self.left[name] = now  # it still plays a match here: looked at again later
+            else:
+                del self.sessions[name]
+                forgotten += 1
+        return forgotten
 
     def disconnect(self, connection: Connection) -> None:
         """A stream ended: if it was the bot's live connection, start the grace periods."""
@@ -367,6 +399,8 @@ class SessionHub:
         session.last_close_reason, session.last_close_text = connection.close_reason, connection.close_text
         if session.connection is connection:
             session.connection = None
+            self.left.pop(session.name, None)
+            self.left[session.name] = self.clock.now()
             for seat in session.all_seats():
                 seat.connection_lost()
             if self.on_disconnect is not None:

@@ -8,7 +8,7 @@ import pytest
 from arena.errors import TooManyErrorsError
 from arena.games.base import Outcome, Termination
 from arena.referee.seat import MatchEnd
-from arena.service.sessions import MAX_PROTOCOL_ERRORS, CloseReason, ProtocolNotice, SessionHub
+from arena.service.sessions import IDLE_SESSION_SECONDS, MAX_PROTOCOL_ERRORS, CloseReason, ProtocolNotice, SessionHub
 from tests.referee.doubles import ManualClock
 
 
@@ -82,3 +82,24 @@ def test_an_end_that_did_not_reach_the_bot_is_told_on_its_next_connection_exactl
     again.written(end)
     hub.disconnect(again)
     assert drain(hub.connect("ann", ["5211"], capacity=1)) == []
+
+
+async def test_a_session_without_a_connection_or_a_seat_for_a_while_is_forgotten() -> None:
+    clock = ManualClock()
+    hub = SessionHub(clock)
+    for name in ("ann", "bob", "cy"):
+        hub.connect(name, ["5211"], capacity=1)
+    hub.seat_for("bob", "m1", 0, grace_seconds=5)
+    for name in ("ann", "bob"):
+        hub.disconnect(hub.sessions[name].connection)  # type: ignore[arg-type]
+    await clock.advance(IDLE_SESSION_SECONDS - 1)
+    assert hub.forget_idle() == 0
+    await clock.advance(1)
+    assert hub.forget_idle() == 1  # ann; bob still holds a seat, cy is connected
+    assert set(hub.sessions) == {"bob", "cy"}
+    hub.sessions["bob"].all_seats()[0].release()
+    assert hub.forget_idle() == 0  # bob is looked at again IDLE_SESSION_SECONDS later
+    await clock.advance(IDLE_SESSION_SECONDS)
+    assert hub.forget_idle() == 1 and set(hub.sessions) == {"cy"}
+    hub.connect("ann", ["5211"], capacity=1)  # a bot that comes back gets a new session
+    assert hub.sessions["ann"].connection is not None
