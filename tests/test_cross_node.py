@@ -167,7 +167,7 @@ async def test_a_bot_that_moves_to_another_node_mid_match_is_not_declared_gone_b
                 break
             await asyncio.sleep(0.05)
         await away.stop()
-        back = RawBot(f"127.0.0.1:{a.port}", x_token, think_seconds=0.05).start()  # x plays on from node A
+        back = RawBot(f"127.0.0.1:{a.port}", x_token, think_seconds=0.1).start()  # x plays on from node A, 2 s or more
         bots.append(back)
         ended = await back.wait_ended(started.match_id, 60)
         record = (
