@@ -44,6 +44,7 @@ def crash_host(server: EmbeddedRedis, size_a_second_ago: int) -> EmbeddedRedis:
     assert server.process is not None
     server.process.kill()
     server.process.wait()
+    server.stop()  # the machine is gone: so is the folder's lock
     os.truncate(aof_file(server), size_a_second_ago)
     return EmbeddedRedis(server.data_dir, port=server.port, binary=server.binary).start()
 

@@ -146,6 +146,17 @@ def test_league_create_refuses_too_few_players_in_one_line() -> None:
     ]
 
 
+def test_serve_refuses_more_workers_than_it_would_start_in_one_line() -> None:
+    """``--workers 99999999`` went on to start that many processes (and failed on a metrics port
+    the operator never named)."""
+    command = [sys.executable, "-m", "arena.cli", "serve", "--workers", "99999999"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "arena serve: argument --workers: '99999999' is not a whole number 0 to 256 (see --help)"
+    ]
+
+
 def test_a_reader_that_stops_early_gets_no_traceback() -> None:
     """`arena demo | head`: the reader closes the pipe; the command stops quietly with status 1."""
     command = [sys.executable, "-m", "arena.cli", "demo", "--game", "fool"]

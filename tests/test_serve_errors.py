@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.serve.launch import serving
 from arena.store.embedded import free_port
 
 START_SECONDS = 20.0
@@ -221,3 +222,48 @@ def test_a_guessable_admin_token_is_refused_in_one_line(
         "arena serve: the admin token given is 5 characters long: give one of at least 16 "
         "(openssl rand -hex 24), or none and the node makes one in its data folder"
     )
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize(
+    ("option", "given", "port"),
+    [("--address", "127.0.0.1:70000", 70000), ("--metrics-address", "127.0.0.1:99999", 99999)],
+    ids=["grpc", "metrics"],
+)
+def test_a_port_past_65535_is_one_line(tmp_path: Path, workers: str, option: str, given: str, port: int) -> None:
+    """A trial's ``--address 127.0.0.1:70000`` served on port 4464 (70000 - 65536) and said it
+    served on 70000; ``--metrics-address 127.0.0.1:99999`` ended in two tracebacks."""
+    args = {"--address": f"127.0.0.1:{free_port()}", "--metrics-address": "", "--web-port": "0"} | {option: given}
+    line = serve_fails([*(a for item in args.items() for a in item), "--workers", workers, *data(tmp_path)], tmp_path)
+    assert f"a port is 0 to 65535, not {port}" in line and option in line
+
+
+def test_metrics_ports_that_run_past_65535_over_the_workers_are_one_line(tmp_path: Path) -> None:
+    """Each worker serves its metrics on the next port: 65534 for three workers ran past 65535
+    in tracebacks, and the line after them named the wrong worker, "exit code None"."""
+    args = ["--address", f"127.0.0.1:{free_port()}", "--web-port", "0", "--metrics-address", "127.0.0.1:65534"]
+    line = serve_fails([*args, "--workers", "3", *data(tmp_path)], tmp_path)
+    assert "3 workers serve metrics on ports 65534 to 65536" in line and "--metrics-address" in line
+
+
+def test_a_data_folder_another_arena_uses_is_one_line(tmp_path: Path) -> None:
+    """A second ``arena serve`` on the data folder of a running one started a second embedded
+    Redis on the same append-only file: two arenas wrote the one store, each taking the other's leagues."""
+    with serving(["--address", "127.0.0.1:0", *NO_SIDE_PORTS, *data(tmp_path)]) as (first, _):
+        line = serve_fails(["--address", f"127.0.0.1:{free_port()}", *NO_SIDE_PORTS, *data(tmp_path)], tmp_path)
+        assert first.poll() is None
+    assert f"the data folder {tmp_path / 'data'} is in use by another arena (process {first.pid})" in line
+    assert "--data-dir" in line
+
+
+def test_an_embedded_redis_that_cannot_read_its_file_says_why_in_one_line(tmp_path: Path) -> None:
+    """Redis's reason (in its log) was left out, and the line quoted five lines of its standard output."""
+    (tmp_path / "data" / "redis").mkdir(parents=True)
+    (tmp_path / "data" / "redis" / "appendonly.aof").write_bytes(b"\x00\xff not an append-only file\n" * 10)
+    line = serve_fails(["--address", f"127.0.0.1:{free_port()}", *NO_SIDE_PORTS, *data(tmp_path)], tmp_path)
+    assert "the embedded Redis did not start" in line
+    assert "Bad file format reading the append only file" in line
+
+
+def data(tmp_path: Path) -> list[str]:
+    return ["--data-dir", str(tmp_path / "data")]

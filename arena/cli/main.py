@@ -692,6 +692,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
+MAX_WORKERS = 256
+"""The most worker processes ``arena serve --workers`` starts (each is a node of its own, ~80 MiB)."""
+
+
 def _port(value: str) -> int:
     """An argparse type: a TCP port number (0 to 65535)."""
     try:
@@ -722,16 +726,17 @@ def _rules_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least ``low``."""
+def _at_least(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``low`` (and at most ``high``)."""
 
     def parse(value: str) -> int:
         try:
             number = int(value)
         except ValueError:
             number = low - 1
-        if number < low:
-            raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a whole number of at least {low}")
+        if number < low or (high is not None and number > high):
+            bounds = f"of at least {low}" if high is None else f"{low} to {high}"
+            raise argparse.ArgumentTypeError(f"{value[:40]!r} is not a whole number {bounds}")
         return number
 
     return parse
@@ -897,7 +902,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--workers",
-        type=_at_least(0),
+        type=_at_least(0, MAX_WORKERS),
         default=1,
         help="node processes sharing the port, one core each (0: one per core; default %(default)s)",
     )

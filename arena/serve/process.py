@@ -34,7 +34,7 @@ from arena.service.relay import Relay
 from arena.service.sessions import BotSession, CloseReason, SessionHub
 from arena.service.siblings import SiblingLinks
 from arena.store.clients import RedisClientBook
-from arena.store.embedded import EmbeddedRedis, redacted
+from arena.store.embedded import EmbeddedRedis, FolderInUseError, redacted
 from arena.store.failures import FailureKind, SharedFailures
 from arena.store.ladders import LadderStore
 from arena.store.leagues import LeagueStore
@@ -242,6 +242,11 @@ def open_store(config: ServeConfig) -> tuple[EmbeddedRedis | None, str]:
     make_private_dir(config.data_dir)
     try:
         embedded = EmbeddedRedis(config.data_dir / "redis").start()
+    except FolderInUseError as error:
+        raise StartupError(
+            f"the data folder {config.data_dir} is in use by another arena (process {error.holder or 'unknown'}): "
+            "stop it, or give another --data-dir"
+        ) from error
     except (RuntimeError, OSError) as error:
         raise StartupError(f"the embedded Redis did not start ({error}): check --data-dir") from error
     return embedded, embedded.url
@@ -387,6 +392,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     if config.metrics_address:
         host, _, port = config.metrics_address.rpartition(":")
         try:
+            startup.check_port_range(int(port), config.metrics_address, "--metrics-address")
             metrics_port = metrics.serve(int(port), host or "127.0.0.1")
         except (OSError, ValueError) as error:
             raise StartupError(

@@ -115,6 +115,12 @@ def advertised_address(listening: str, port: int, given: str | None) -> str:
     return f"{host}:{port if asked == '0' else asked}"
 
 
+def check_port_range(port: int, address: str, option: str) -> None:
+    """``StartupError`` for a port past 65535 (which the system would take modulo 65536) or below 0."""
+    if not 0 <= port <= 65535:
+        raise StartupError(f"{address!r}: a port is 0 to 65535, not {port}: check {option}")
+
+
 def check_port_free(address: str, option: str, doing: str = "listen on") -> None:
     """Nothing listens on ``address`` (host:port) yet; port 0 (any free port) always passes.
 
@@ -126,6 +132,7 @@ def check_port_free(address: str, option: str, doing: str = "listen on") -> None
         port = int(port_text)
     except ValueError:
         raise StartupError(f"{address!r} is not host:port: check {option}") from None
+    check_port_range(port, address, option)
     if port == 0:
         return
     try:

@@ -155,11 +155,16 @@ def run_workers(
         startup.check_advertise_address(config.advertise_address)
     given_admin_token(config)
     if config.metrics_address:
-        metrics_host, _, metrics_port = config.metrics_address.rpartition(":")
-        for i in range(count):
-            if int(metrics_port):
-                where = f"{metrics_host}:{int(metrics_port) + i}"
-                startup.check_port_free(where, "--metrics-address", "serve metrics on")
+        metrics_host, _, metrics_text = config.metrics_address.rpartition(":")
+        startup.check_port_free(config.metrics_address, "--metrics-address", "serve metrics on")
+        first = int(metrics_text)
+        if first and first + count - 1 > 65535:
+            raise StartupError(
+                f"{count} workers serve metrics on ports {first} to {first + count - 1}, past 65535: "
+                "give a lower port in --metrics-address"
+            )
+        for i in range(1, count if first else 0):
+            startup.check_port_free(f"{metrics_host}:{first + i}", "--metrics-address", "serve metrics on")
     host, _, port_text = config.address.rpartition(":")
     port = int(port_text) or free_port()
     config = dataclasses.replace(config, address=f"{host}:{port}")
@@ -211,8 +216,9 @@ def _supervise(
             try:
                 kind, detail = ready.recv()
             except EOFError:
+                started.join(5)
                 raise StartupError(
-                    f"worker {worker.name} exited while starting (exit code {worker.exitcode})"
+                    f"worker {started.name} exited while starting (exit code {started.exitcode})"
                 ) from None
             if kind != "ready":
                 raise StartupError(str(detail))

@@ -9,6 +9,7 @@ line), its folder is 0700 and every file it writes is 0600 (the child runs with 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import secrets
@@ -75,6 +76,30 @@ def private_file(path: Path, content: str) -> None:
         file.write(content)
 
 
+class FolderInUseError(RuntimeError):
+    """Another process runs an embedded Redis in this folder (it holds the folder's lock)."""
+
+    def __init__(self, folder: Path, holder: str) -> None:
+        super().__init__(f"{folder} is in use by process {holder or 'unknown'}")
+        self.folder = folder
+        self.holder = holder
+
+
+def _said_at_start(log_file: Path, stdout: Path) -> str:
+    """Why a redis-server that exited at start did: the last warning of its log (``# ...``), else
+    the last line it printed."""
+    with contextlib.suppress(OSError):
+        for line in reversed(log_file.read_text(errors="replace")[-4000:].splitlines()):
+            marker = line.find(" # ")
+            if marker >= 0:
+                return line[marker + 3 :].strip()[:300]
+    with contextlib.suppress(OSError):
+        lines = [line for line in stdout.read_text(errors="replace")[-2000:].splitlines() if line.strip()]
+        if lines:
+            return lines[-1].strip()[:300]
+    return "it said nothing"
+
+
 class EmbeddedRedis:
     """A supervised redis-server on 127.0.0.1 with its data (append-only file) in ``data_dir``.
 
@@ -94,6 +119,8 @@ class EmbeddedRedis:
         self._watchdog: threading.Thread | None = None
         self.restarts = 0
         self.password = ""
+        self._lock: int | None = None
+        """The folder's lock (a descriptor), held from ``start`` to ``stop``: one server a folder."""
 
     @property
     def url(self) -> str:
@@ -143,8 +170,8 @@ class EmbeddedRedis:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                said = (self.data_dir / "redis.stdout").read_text(errors="replace")[-500:]
-                raise RuntimeError(f"redis-server exited at start (see {self.data_dir / 'redis.log'}): {said}")
+                said = _said_at_start(self.data_dir / "redis.log", self.data_dir / "redis.stdout")
+                raise RuntimeError(f"redis-server exited at start: {said} (see {self.data_dir / 'redis.log'})")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
                 s.sendall(hello)
                 reply = b""
@@ -157,14 +184,36 @@ class EmbeddedRedis:
         self.process.wait()
         raise RuntimeError(f"redis-server did not answer on port {self.port} within 10 s")
 
+    def _take_folder(self) -> None:
+        """Hold the folder's lock (with this process's id in it); ``FolderInUseError`` if another has it."""
+        fd = os.open(self.data_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip()
+            os.close(fd)
+            raise FolderInUseError(self.data_dir, holder) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock = fd
+
+    def _release_folder(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
     def start(self) -> EmbeddedRedis:
-        """Start the server and its watchdog; returns self."""
+        """Take the folder (``FolderInUseError`` if another process's server has it), start the server
+        and its watchdog; returns self."""
+        self._prepare()
+        self._take_folder()
         for attempt in range(5):
             try:
                 self._spawn()
                 break
             except RuntimeError:
                 if attempt == 4:
+                    self._release_folder()
                     raise
                 if self._fixed_port:
                     time.sleep(0.5)  # a restart on the same port: the old server may still be letting go of it
@@ -199,6 +248,7 @@ class EmbeddedRedis:
                 process.wait()
         if self._watchdog is not None:
             self._watchdog.join(2)
+        self._release_folder()
 
     def __enter__(self) -> EmbeddedRedis:
         return self.start()

@@ -97,6 +97,7 @@ def crash_host(server: EmbeddedRedis, history: list[tuple[float, int]]) -> Embed
     assert server.process is not None
     server.process.kill()
     server.process.wait()
+    server.stop()  # the machine is gone: so is the folder's lock
     cutoff = time.monotonic() - 1.0
     path = aof_file(server)
     before = max((size for at, size in history if at <= cutoff), default=0)
