@@ -218,6 +218,8 @@ def watch_league(
             while True:
                 p = league.progress
                 detail = f"running {p.running}, queued {p.queued}"
+                if p.waiting_for:  # matches parked until a bot that is not connected connects
+                    detail += ", waiting for " + ", ".join(f"{b} ({n})" for b, n in sorted(p.waiting_for.items()))
                 progress.update(task, total=p.total, completed=p.done, detail=detail)
                 if p.total and p.done >= p.total:
                     return league

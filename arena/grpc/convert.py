@@ -342,6 +342,7 @@ def league_to_proto(info: LeagueInfo, *, for_admin: bool) -> league_pb2.League:
             running=info.progress.running,
             queued=info.progress.queued,
             cancelled=info.progress.dropped,
+            waiting_for=info.progress.waiting_for,
         ),
         created_at=timestamp(info.created_at),
         state=_STATES[info.progress.state],

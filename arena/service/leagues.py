@@ -12,7 +12,7 @@ import dataclasses
 import enum
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from arena.errors import LeagueExistsError, LeagueNotFoundError, LeagueSpecError, echo
@@ -57,6 +57,8 @@ class LeagueProgress:
     running: int
     cancelled: bool = False
     """The league was cancelled: what is not done or running by now is never played."""
+    waiting_for: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    """Of the queued matches, how many wait for each bot that is not connected (played once it is)."""
 
     @property
     def queued(self) -> int:
@@ -188,13 +190,14 @@ class LeagueService:
             raise LeagueNotFoundError(f"no league {echo(league_id)}")
         total, done, running = await self.store.progress(league_id)
         cancelled = await self.store.is_cancelled(league_id)
+        waiting_for = {} if cancelled else await self.store.parked_for(league_id)
         return LeagueInfo(
             league_id=league_id,
             name=str(stored.get("name", league_id)),
             spec=LeagueSpec.from_dict(stored),
             time_control=TimeControl.from_dict(stored.get("time_control") or {}),
             created_at=float(stored.get("created_at", 0.0)),
-            progress=LeagueProgress(total, done, running, cancelled),
+            progress=LeagueProgress(total, done, running, cancelled, waiting_for),
         )
 
     async def cancel(self, league_id: str) -> LeagueInfo:

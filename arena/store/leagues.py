@@ -18,6 +18,7 @@ Keys (JSON values)::
     arena:league:{id}:pending:{deal}   the same sums for a duplicate deal not yet whole
     arena:result:{league}:{match}      the match's result, written once (SET NX)
     arena:parked:{bot}                 set of "{league} {match}" waiting for that absent bot to connect
+    arena:league:{id}:parked           hash bot -> how many of the league's matches are parked for it
     arena:league-request:{request}     the league a client's create request made (idempotent retries)
 
 A ladder (``arena.store.ladders``) keeps its matches in these keys too; its matches are never
@@ -150,7 +151,7 @@ _PARK = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('XACK', KEYS[4], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[4], ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[3])
+if redis.call('SADD', KEYS[2], ARGV[3]) == 1 then redis.call('HINCRBY', KEYS[5], ARGV[6], 1) end
 redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
 return 1
 """
@@ -173,6 +174,9 @@ for _, member in ipairs(members) do
   local league, match = string.sub(member, 1, space - 1), string.sub(member, space + 1)
   local id = redis.call('XADD', KEYS[2], '*', 'league', league, 'match', match)
   redis.call('HSET', ARGV[1] .. league .. ':where', match, id)
+  if redis.call('HINCRBY', ARGV[1] .. league .. ':parked', ARGV[2], -1) <= 0 then
+    redis.call('HDEL', ARGV[1] .. league .. ':parked', ARGV[2])
+  end
 end
 redis.call('DEL', KEYS[1])
 return #members
@@ -435,8 +439,14 @@ class LeagueStore:
         async with self.r.pipeline(transaction=False) as pipe:
             for league_id, match_id, entry_id, bot in matches:
                 await self._park(
-                    keys=[key("botat", bot), key("parked", bot), self._key(league_id, "where"), self.stream],
-                    args=[self.group, entry_id, f"{league_id} {match_id}", match_id, f"p:{bot}"],
+                    keys=[
+                        key("botat", bot),
+                        key("parked", bot),
+                        self._key(league_id, "where"),
+                        self.stream,
+                        self._key(league_id, "parked"),
+                    ],
+                    args=[self.group, entry_id, f"{league_id} {match_id}", match_id, f"p:{bot}", bot],
                     client=pipe,
                 )
             return [bool(parked) for parked in await pipe.execute()]
@@ -467,7 +477,13 @@ class LeagueStore:
 
     async def unpark(self, bot: str) -> int:
         """The bot connected: queue every match parked for it again; returns how many."""
-        return int(await self._unpark(keys=[key("parked", bot), self.stream], args=[f"{PREFIX}:league:"]))
+        return int(await self._unpark(keys=[key("parked", bot), self.stream], args=[f"{PREFIX}:league:", bot]))
+
+    async def parked_for(self, league_id: str) -> dict[str, int]:
+        """How many of the league's matches are parked for each bot that is not connected (one
+        round trip; as many fields as the league has bots at most)."""
+        counts = await self.r.hgetall(self._key(league_id, "parked"))
+        return {text(bot): int(count) for bot, count in counts.items() if int(count) > 0}
 
     async def claim_reconciling(self, owner: str, seconds: float) -> bool:
         """Whether ``owner`` may reconcile now: one node at a time, for ``seconds``."""

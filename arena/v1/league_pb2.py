@@ -26,7 +26,7 @@ from arena.v1 import common_pb2 as arena_dot_v1_dot_common__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/league.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf2\x02\n\nLeagueSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x19\n\x11players_per_match\x18\x03 \x01(\r\x12\x11\n\tbot_names\x18\x04 \x03(\t\x12\x19\n\x11games_per_pairing\x18\x05 \x01(\r\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\x11\n\x04seed\x18\x07 \x01(\x04H\x00\x88\x01\x01\x12&\n\x06\x66ormat\x18\x08 \x01(\x0e\x32\x16.arena.v1.LeagueFormat\x12\x11\n\tcandidate\x18\t \x01(\t\x12\x17\n\x0f\x64uplicate_deals\x18\n \x01(\x08\x12\x32\n\x07options\x18\x0b \x03(\x0b\x32!.arena.v1.LeagueSpec.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seed\"a\n\x0eLeagueProgress\x12\r\n\x05total\x18\x01 \x01(\r\x12\x0c\n\x04\x64one\x18\x02 \x01(\r\x12\x0f\n\x07running\x18\x03 \x01(\r\x12\x0e\n\x06queued\x18\x04 \x01(\r\x12\x11\n\tcancelled\x18\x05 \x01(\r\"\xc1\x01\n\x06League\x12\x11\n\tleague_id\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arena.v1.LeagueSpec\x12*\n\x08progress\x18\x03 \x01(\x0b\x32\x18.arena.v1.LeagueProgress\x12.\n\ncreated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12$\n\x05state\x18\x05 \x01(\x0e\x32\x15.arena.v1.LeagueState\"M\n\x13\x43reateLeagueRequest\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.arena.v1.LeagueSpec\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"8\n\x14\x43reateLeagueResponse\x12 \n\x06league\x18\x01 \x01(\x0b\x32\x10.arena.v1.League\"%\n\x10GetLeagueRequest\x12\x11\n\tleague_id\x18\x01 \x01(\t\"5\n\x11GetLeagueResponse\x12 \n\x06league\x18\x01 \x01(\x0b\x32\x10.arena.v1.League\"\'\n\x12ListLeaguesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\"8\n\x13ListLeaguesResponse\x12!\n\x07leagues\x18\x01 \x03(\x0b\x32\x10.arena.v1.League\"*\n\x15GetLeaderboardRequest\x12\x11\n\tleague_id\x18\x01 \x01(\t\"\x8a\x02\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\x12\n\nrating_low\x18\x04 \x01(\x01\x12\x13\n\x0brating_high\x18\x05 \x01(\x01\x12\x0f\n\x03\x65lo\x18\x06 \x01(\x01\x42\x02\x18\x01\x12\x0f\n\x07matches\x18\x07 \x01(\r\x12\x0c\n\x04wins\x18\x08 \x01(\r\x12\x0e\n\x06points\x18\t \x01(\x01\x12\x15\n\raverage_score\x18\n \x01(\x01\x12\x10\n\x08timeouts\x18\x0b \x01(\r\x12\x10\n\x08\x66orfeits\x18\x0c \x01(\r\x12\r\n\x05rated\x18\r \x01(\x08\x12\x13\n\x0bprovisional\x18\x0e \x01(\x08\"g\n\x16GetLeaderboardResponse\x12 \n\x06league\x18\x01 \x01(\x0b\x32\x10.arena.v1.League\x12+\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x1a.arena.v1.LeaderboardEntry\"(\n\x13\x43\x61ncelLeagueRequest\x12\x11\n\tleague_id\x18\x01 \x01(\t\"8\n\x14\x43\x61ncelLeagueResponse\x12 \n\x06league\x18\x01 \x01(\x0b\x32\x10.arena.v1.League*|\n\x0bLeagueState\x12\x1c\n\x18LEAGUE_STATE_UNSPECIFIED\x10\x00\x12\x18\n\x14LEAGUE_STATE_RUNNING\x10\x01\x12\x19\n\x15LEAGUE_STATE_FINISHED\x10\x02\x12\x1a\n\x16LEAGUE_STATE_CANCELLED\x10\x03*h\n\x0cLeagueFormat\x12\x1d\n\x19LEAGUE_FORMAT_UNSPECIFIED\x10\x00\x12\x1d\n\x19LEAGUE_FORMAT_ROUND_ROBIN\x10\x01\x12\x1a\n\x16LEAGUE_FORMAT_GAUNTLET\x10\x02\x32\x94\x03\n\rLeagueService\x12M\n\x0c\x43reateLeague\x12\x1d.arena.v1.CreateLeagueRequest\x1a\x1e.arena.v1.CreateLeagueResponse\x12\x44\n\tGetLeague\x12\x1a.arena.v1.GetLeagueRequest\x1a\x1b.arena.v1.GetLeagueResponse\x12J\n\x0bListLeagues\x12\x1c.arena.v1.ListLeaguesRequest\x1a\x1d.arena.v1.ListLeaguesResponse\x12S\n\x0eGetLeaderboard\x12\x1f.arena.v1.GetLeaderboardRequest\x1a .arena.v1.GetLeaderboardResponse\x12M\n\x0c\x43\x61ncelLeague\x12\x1d.arena.v1.CancelLeagueRequest\x1a\x1e.arena.v1.CancelLeagueResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/league.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf2\x02\n\nLeagueSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x19\n\x11players_per_match\x18\x03 \x01(\r\x12\x11\n\tbot_names\x18\x04 \x03(\t\x12\x19\n\x11games_per_pairing\x18\x05 \x01(\r\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\x11\n\x04seed\x18\x07 \x01(\x04H\x00\x88\x01\x01\x12&\n\x06\x66ormat\x18\x08 \x01(\x0e\x32\x16.arena.v1.LeagueFormat\x12\x11\n\tcandidate\x18\t \x01(\t\x12\x17\n\x0f\x64uplicate_deals\x18\n \x01(\x08\x12\x32\n\x07options\x18\x0b \x03(\x0b\x32!.arena.v1.LeagueSpec.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seed\"\xd3\x01\n\x0eLeagueProgress\x12\r\n\x05total\x18\x01 \x01(\r\x12\x0c\n\x04\x64one\x18\x02 \x01(\r\x12\x0f\n\x07running\x18\x03 \x01(\r\x12\x0e\n\x06queued\x18\x04 \x01(\r\x12\x11\n\tcancelled\x18\x05 \x01(\r\x12=\n\x0bwaiting_for\x18\x06 \x03(\x0b\x32(.arena.v1.LeagueProgress.WaitingForEntry\x1a\x31\n\x0fWaitingForEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\"\xc1\x01\n\x06League\x12\x11\n\tleague_id\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arena.v1.LeagueSpec\x12*\n\x08progress\x18\x03 \x01(\x0b\x32\x18.arena.v1.LeagueProgress\x12.\n\ncreated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12$\n\x05state\x18\x05 \x01(\x0e\x32\x15.arena.v1.LeagueState\"M\n\x13\x43reateLeagueRequest\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.arena.v1.LeagueSpec\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"8\n\x14\x43reateLeagueResponse\x12 \n\x06league\x18\x01 \x01(\x0b\x32\x10.arena.v1.League\"%\n\x10GetLeagueRequest\x12\x11\n\tleague_id\x18\x01 \x01(\t\"5\n\x11GetLeagueResponse\x12 \n\x06league\x18\x01 \x01(\x0b\x32\x10.arena.v1.League\"\'\n\x12ListLeaguesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\"8\n\x13ListLeaguesResponse\x12!\n\x07leagues\x18\x01 \x03(\x0b\x32\x10.arena.v1.League\"*\n\x15GetLeaderboardRequest\x12\x11\n\tleague_id\x18\x01 \x01(\t\"\x8a\x02\n\x10LeaderboardEntry\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\x12\n\nrating_low\x18\x04 \x01(\x01\x12\x13\n\x0brating_high\x18\x05 \x01(\x01\x12\x0f\n\x03\x65lo\x18\x06 \x01(\x01\x42\x02\x18\x01\x12\x0f\n\x07matches\x18\x07 \x01(\r\x12\x0c\n\x04wins\x18\x08 \x01(\r\x12\x0e\n\x06points\x18\t \x01(\x01\x12\x15\n\raverage_score\x18\n \x01(\x01\x12\x10\n\x08timeouts\x18\x0b \x01(\r\x12\x10\n\x08\x66orfeits\x18\x0c \x01(\r\x12\r\n\x05rated\x18\r \x01(\x08\x12\x13\n\x0bprovisional\x18\x0e \x01(\x08\"g\n\x16GetLeaderboardResponse\x12 \n\x06league\x18\x01 \x01(\x0b\x32\x10.arena.v1.League\x12+\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x1a.arena.v1.LeaderboardEntry\"(\n\x13\x43\x61ncelLeagueRequest\x12\x11\n\tleague_id\x18\x01 \x01(\t\"8\n\x14\x43\x61ncelLeagueResponse\x12 \n\x06league\x18\x01 \x01(\x0b\x32\x10.arena.v1.League*|\n\x0bLeagueState\x12\x1c\n\x18LEAGUE_STATE_UNSPECIFIED\x10\x00\x12\x18\n\x14LEAGUE_STATE_RUNNING\x10\x01\x12\x19\n\x15LEAGUE_STATE_FINISHED\x10\x02\x12\x1a\n\x16LEAGUE_STATE_CANCELLED\x10\x03*h\n\x0cLeagueFormat\x12\x1d\n\x19LEAGUE_FORMAT_UNSPECIFIED\x10\x00\x12\x1d\n\x19LEAGUE_FORMAT_ROUND_ROBIN\x10\x01\x12\x1a\n\x16LEAGUE_FORMAT_GAUNTLET\x10\x02\x32\x94\x03\n\rLeagueService\x12M\n\x0c\x43reateLeague\x12\x1d.arena.v1.CreateLeagueRequest\x1a\x1e.arena.v1.CreateLeagueResponse\x12\x44\n\tGetLeague\x12\x1a.arena.v1.GetLeagueRequest\x1a\x1b.arena.v1.GetLeagueResponse\x12J\n\x0bListLeagues\x12\x1c.arena.v1.ListLeaguesRequest\x1a\x1d.arena.v1.ListLeaguesResponse\x12S\n\x0eGetLeaderboard\x12\x1f.arena.v1.GetLeaderboardRequest\x1a .arena.v1.GetLeaderboardResponse\x12M\n\x0c\x43\x61ncelLeague\x12\x1d.arena.v1.CancelLeagueRequest\x1a\x1e.arena.v1.CancelLeagueResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,42 +35,46 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_LEAGUESPEC_OPTIONSENTRY']._loaded_options = None
   _globals['_LEAGUESPEC_OPTIONSENTRY']._serialized_options = b'8\001'
+  _globals['_LEAGUEPROGRESS_WAITINGFORENTRY']._loaded_options = None
+  _globals['_LEAGUEPROGRESS_WAITINGFORENTRY']._serialized_options = b'8\001'
   _globals['_LEADERBOARDENTRY'].fields_by_name['elo']._loaded_options = None
   _globals['_LEADERBOARDENTRY'].fields_by_name['elo']._serialized_options = b'\030\001'
-  _globals['_LEAGUESTATE']._serialized_start=1607
-  _globals['_LEAGUESTATE']._serialized_end=1731
-  _globals['_LEAGUEFORMAT']._serialized_start=1733
-  _globals['_LEAGUEFORMAT']._serialized_end=1837
+  _globals['_LEAGUESTATE']._serialized_start=1722
+  _globals['_LEAGUESTATE']._serialized_end=1846
+  _globals['_LEAGUEFORMAT']._serialized_start=1848
+  _globals['_LEAGUEFORMAT']._serialized_end=1952
   _globals['_LEAGUESPEC']._serialized_start=92
   _globals['_LEAGUESPEC']._serialized_end=462
   _globals['_LEAGUESPEC_OPTIONSENTRY']._serialized_start=407
   _globals['_LEAGUESPEC_OPTIONSENTRY']._serialized_end=453
-  _globals['_LEAGUEPROGRESS']._serialized_start=464
-  _globals['_LEAGUEPROGRESS']._serialized_end=561
-  _globals['_LEAGUE']._serialized_start=564
-  _globals['_LEAGUE']._serialized_end=757
-  _globals['_CREATELEAGUEREQUEST']._serialized_start=759
-  _globals['_CREATELEAGUEREQUEST']._serialized_end=836
-  _globals['_CREATELEAGUERESPONSE']._serialized_start=838
-  _globals['_CREATELEAGUERESPONSE']._serialized_end=894
-  _globals['_GETLEAGUEREQUEST']._serialized_start=896
-  _globals['_GETLEAGUEREQUEST']._serialized_end=933
-  _globals['_GETLEAGUERESPONSE']._serialized_start=935
-  _globals['_GETLEAGUERESPONSE']._serialized_end=988
-  _globals['_LISTLEAGUESREQUEST']._serialized_start=990
-  _globals['_LISTLEAGUESREQUEST']._serialized_end=1029
-  _globals['_LISTLEAGUESRESPONSE']._serialized_start=1031
-  _globals['_LISTLEAGUESRESPONSE']._serialized_end=1087
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1089
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1131
-  _globals['_LEADERBOARDENTRY']._serialized_start=1134
-  _globals['_LEADERBOARDENTRY']._serialized_end=1400
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=1402
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=1505
-  _globals['_CANCELLEAGUEREQUEST']._serialized_start=1507
-  _globals['_CANCELLEAGUEREQUEST']._serialized_end=1547
-  _globals['_CANCELLEAGUERESPONSE']._serialized_start=1549
-  _globals['_CANCELLEAGUERESPONSE']._serialized_end=1605
-  _globals['_LEAGUESERVICE']._serialized_start=1840
-  _globals['_LEAGUESERVICE']._serialized_end=2244
+  _globals['_LEAGUEPROGRESS']._serialized_start=465
+  _globals['_LEAGUEPROGRESS']._serialized_end=676
+  _globals['_LEAGUEPROGRESS_WAITINGFORENTRY']._serialized_start=627
+  _globals['_LEAGUEPROGRESS_WAITINGFORENTRY']._serialized_end=676
+  _globals['_LEAGUE']._serialized_start=679
+  _globals['_LEAGUE']._serialized_end=872
+  _globals['_CREATELEAGUEREQUEST']._serialized_start=874
+  _globals['_CREATELEAGUEREQUEST']._serialized_end=951
+  _globals['_CREATELEAGUERESPONSE']._serialized_start=953
+  _globals['_CREATELEAGUERESPONSE']._serialized_end=1009
+  _globals['_GETLEAGUEREQUEST']._serialized_start=1011
+  _globals['_GETLEAGUEREQUEST']._serialized_end=1048
+  _globals['_GETLEAGUERESPONSE']._serialized_start=1050
+  _globals['_GETLEAGUERESPONSE']._serialized_end=1103
+  _globals['_LISTLEAGUESREQUEST']._serialized_start=1105
+  _globals['_LISTLEAGUESREQUEST']._serialized_end=1144
+  _globals['_LISTLEAGUESRESPONSE']._serialized_start=1146
+  _globals['_LISTLEAGUESRESPONSE']._serialized_end=1202
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1204
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1246
+  _globals['_LEADERBOARDENTRY']._serialized_start=1249
+  _globals['_LEADERBOARDENTRY']._serialized_end=1515
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=1517
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=1620
+  _globals['_CANCELLEAGUEREQUEST']._serialized_start=1622
+  _globals['_CANCELLEAGUEREQUEST']._serialized_end=1662
+  _globals['_CANCELLEAGUERESPONSE']._serialized_start=1664
+  _globals['_CANCELLEAGUERESPONSE']._serialized_end=1720
+  _globals['_LEAGUESERVICE']._serialized_start=1955
+  _globals['_LEAGUESERVICE']._serialized_end=2359
 # @@protoc_insertion_point(module_scope)

@@ -182,11 +182,32 @@ class LeagueProgress(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class WaitingForEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     TOTAL_FIELD_NUMBER: _builtins.int
     DONE_FIELD_NUMBER: _builtins.int
     RUNNING_FIELD_NUMBER: _builtins.int
     QUEUED_FIELD_NUMBER: _builtins.int
     CANCELLED_FIELD_NUMBER: _builtins.int
+    WAITING_FOR_FIELD_NUMBER: _builtins.int
     total: _builtins.int
     """Scheduled matches."""
     done: _builtins.int
@@ -197,6 +218,12 @@ class LeagueProgress(_message.Message):
     """Matches waiting in the queue (0 once the league is cancelled)."""
     cancelled: _builtins.int
     """Matches that will never be played because the league was cancelled."""
+    @_builtins.property
+    def waiting_for(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Of the queued matches, how many wait for each of the league's bots that is not connected to
+        the arena, by bot name: they are played once it connects (empty once the league is cancelled).
+        """
+
     def __init__(
         self,
         *,
@@ -205,10 +232,11 @@ class LeagueProgress(_message.Message):
         running: _builtins.int = ...,
         queued: _builtins.int = ...,
         cancelled: _builtins.int = ...,
+        waiting_for: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "done", b"done", "queued", b"queued", "running", b"running", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "done", b"done", "queued", b"queued", "running", b"running", "total", b"total", "waiting_for", b"waiting_for"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

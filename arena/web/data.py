@@ -550,6 +550,7 @@ def league_json(info: LeagueInfo) -> dict[str, Any]:
             "done": progress.done,
             "running": progress.running,
             "queued": progress.queued,
+            "waiting_for": dict(sorted(progress.waiting_for.items())),
             "percent": round(100 * progress.done / progress.total) if progress.total else 0,
         },
         "created_at": info.created_at,

@@ -184,11 +184,12 @@ QUICK_NODE = ["--lease-seconds", "1", "--heartbeat-seconds", "1"]
 """A node whose queued matches and node id a killed node's restart takes back within seconds."""
 
 
-def start_node(redis_url: str, node_id: str, port: int, data: Path) -> subprocess.Popen[str]:
+def start_node(redis_url: str, node_id: str, port: int, data: Path, web_port: int = 0) -> subprocess.Popen[str]:
     """An ``arena serve`` node on an external Redis, with a 1 s lease, a heartbeat a second (gone after
-    3 s silent) and open registration; matches and leagues need ``ADMIN`` (the caller stops it)."""
+    3 s silent) and open registration; matches and leagues need ``ADMIN`` (the caller stops it). No
+    web site unless ``web_port`` is given."""
     args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id, *QUICK_NODE]
     args += ["--open-registration", "--admin-token", ADMIN, "--data-dir", str(data), "--metrics-address", ""]
-    args += ["--web-port", "0"]
+    args += ["--web-port", str(web_port)]
     args += ["--log-format", "text", "--log-level", "warning"]
     return start_serve(args)[0]

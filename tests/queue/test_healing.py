@@ -21,6 +21,7 @@ import contextlib
 import os
 import signal
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -323,6 +324,36 @@ async def test_a_bots_matches_at_once_hold_across_nodes(redis7: EmbeddedRedis, t
             node.send_signal(signal.SIGKILL)
             node.wait(10)
         await client.aclose()
+
+
+async def test_a_league_waiting_for_a_bot_that_is_not_connected_says_so(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    """A trial killed a bot for good mid-league: the league stood at "7/24 done, 0 running" with
+    17 queued, and nothing (GetLeague, ``league watch``, the site) said that it waited for that bot."""
+    port, web = free_port(), free_port()
+    address = f"127.0.0.1:{port}"
+    node = start_node(redis7.url, "node-waits", port, tmp_path / "waits", web_port=web)
+    try:
+        for name in ("here1", "away1"):
+            await asyncio.to_thread(register_bot, address, name, ADMIN)
+        league = await create(address, league_request(["here1", "away1"], 6, "waits"))
+        assert league is not None
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = league_pb2_grpc.LeagueServiceStub(channel)
+            request = league_pb2.GetLeagueRequest(league_id=league.league_id)
+            for _ in range(300):
+                progress = (await stub.GetLeague(request)).league.progress
+                if sum(progress.waiting_for.values()) == 6:
+                    break
+                await asyncio.sleep(0.1)
+            assert dict(progress.waiting_for) in ({"here1": 6}, {"away1": 6}, {"here1": 3, "away1": 3})
+            assert progress.queued == 6
+            waits = dict(progress.waiting_for)
+        url = f"http://127.0.0.1:{web}/leagues/{league.league_id}"
+        page = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read().decode())
+        assert all(f"waiting for {name} ({count})" in page for name, count in waits.items()), page
+    finally:
+        node.send_signal(signal.SIGKILL)
+        node.wait(10)
 
 
 async def test_an_idle_node_waiting_for_absent_bots_costs_nothing(redis7: EmbeddedRedis, tmp_path: Path) -> None:

@@ -185,9 +185,13 @@ async def test_a_match_parked_for_an_absent_bot_is_queued_again_when_it_connects
     parked = await store.park_many([("lg", first, queued[first], "away"), ("lg", second, queued[second], "here")])
     assert parked == [True, False]  # a connected bot's match stays on the queue
     assert await client.xlen(QUEUE_STREAM) == 2
+    assert await store.parked_for("lg") == {"away": 1}  # what the league says it waits for
+    assert await store.park_many([("lg", first, queued[first], "away")]) == [True]  # once is enough
+    assert await store.parked_for("lg") == {"away": 1}
     assert await store.reconcile("lg") == 0  # parked is somewhere
     assert await store.unpark("away") == 1
     assert await store.unpark("away") == 0
+    assert await store.parked_for("lg") == {}
     again = await entries(client)
     assert list(again) == [first]
     assert text(await client.hget("arena:league:lg:where", first)) == again[first]
