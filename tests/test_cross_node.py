@@ -238,6 +238,25 @@ async def test_a_node_forgets_the_bots_that_left_it_a_while_ago(
                 await bot.stop()
 
 
+@pytest.mark.slow
+async def test_a_bots_page_on_any_node_says_where_the_bot_is_connected(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    """With ``--workers 2`` a trial's site, served by the first worker, said the bots connected to
+    the second were "not connected here", and its home page counted only the first worker's."""
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path) as (_, b, _, bots):
+        await located(b.redis, "x", "y")
+        site = SiteData(b.node)
+        page = await site.bot("x")
+        assert (page["connected"], page["node"]) == (True, "node-a")
+        assert (await site.overview())["bots_online"] == 2
+        await bots[0].stop()
+        for _ in range(100):
+            if not (await site.bot("x"))["connected"]:
+                break
+            await asyncio.sleep(0.05)
+        page = await site.bot("x")
+        assert (page["connected"], page["node"]) == (False, None)
+
+
 async def on_node(node: RunningNode, bot: str) -> None:
     """Wait until the directory has ``bot`` on ``node``."""
     relay = node.node.matches.relay

@@ -113,6 +113,10 @@ class BotDirectory:
         """The keys ``_FORGET_IF_MINE`` reads and deletes for ``bot``."""
         return [key("botat", bot), key("botcap", bot), key("botplays", bot), key("online")]
 
+    async def online(self) -> int:
+        """How many bots are connected to the arena's nodes (entries not lapsed; one command)."""
+        return int(await self.r.zcount(key("online"), time.time(), "+inf"))
+
     async def where(self, bot: str) -> str | None:
         """The node the bot is connected to, if any."""
         node = await self.r.get(key("botat", bot))

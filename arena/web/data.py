@@ -157,6 +157,7 @@ class SiteData:
                 {"name": s.name, "games": sorted(s.games), "capacity": s.capacity, "free": s.free_slots} for s in bots
             ],
             "bots_connected": len(node.hub.connected()),
+            "bots_online": await node.matches.relay.directory.online() if node.matches.relay is not None else None,
             "nodes": nodes,
             "queue": queue,
         }
@@ -288,6 +289,12 @@ class SiteData:
         except NotRegisteredForGameError as error:
             raise NotFoundError(f"no bot {echo(name)}") from error
         session = self.node.hub.sessions.get(name)
+        where: str | None = None
+        if session is not None and session.connection is not None:
+            where = self.node.matches.relay.node_id if self.node.matches.relay is not None else ""
+        elif self.node.matches.relay is not None:
+            home = await self.node.matches.relay.locate(name)  # another node (or worker) of the arena
+            where = None if home is None else home.node
         clients = await self.node.clients.clients(name)
         recent, _ = await self._lister().page(MatchQuery(bot=name), None, RECENT_MATCHES, PLAYED)
         boards: list[dict[str, Any]] = []
@@ -316,7 +323,8 @@ class SiteData:
         return {
             "name": name,
             "games": sorted(games),
-            "connected": session is not None and session.connection is not None,
+            "connected": where is not None,
+            "node": where or None,
             "clients": [
                 {
                     "name": c.name,
