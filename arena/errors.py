@@ -45,6 +45,7 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── BadFilterError (also ValueError)     a web filter or page value that cannot be one (400)
     ├── StartupError                         a node cannot start (arena.serve.startup): one line for the
     │   ├── NodeIdTakenError                 operator; another live node holds this node id
+    │   ├── FolderInUseError                 another process runs an embedded Redis in this folder
     │   └── LimitsError (also ValueError)    a limit flag out of range, or above the open-files limit
     ├── OperatorError                        an operator's mistake on the command line (arena.cli)
     │   └── AdminTokenMissingError           no admin token anywhere the command looks
@@ -260,6 +261,16 @@ class StartupError(ArenaError):
 
 class NodeIdTakenError(StartupError):
     """Another live node holds this node id."""
+
+
+class FolderInUseError(StartupError):
+    """Another process runs an embedded Redis in this folder (it holds the folder's lock): ``holder``
+    is its process id, as it wrote it."""
+
+    def __init__(self, folder: str, holder: str) -> None:
+        super().__init__(f"{folder} is in use by process {holder or 'unknown'}")
+        self.folder = folder
+        self.holder = holder
 
 
 class LimitsError(StartupError, ValueError):

@@ -33,6 +33,7 @@ from arena.errors import (
     UnknownGameError,
     WireError,
 )
+from arena.store.redis_stores import STORE_UNREACHABLE
 
 STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (AdminRequiredError, grpc.StatusCode.PERMISSION_DENIED),
@@ -65,9 +66,21 @@ STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
 """First match wins, so subclasses come before their bases."""
 
 
+STORE_AWAY = "the arena's store is unreachable for now: try again shortly"
+"""What a caller is told when the node cannot reach Redis (not the store's own words: they name its address)."""
+
+
 def status_for(error: Exception) -> grpc.StatusCode | None:
-    """The status code for a domain error; None for anything else (a bug: INTERNAL)."""
+    """The status code for a domain error, or UNAVAILABLE for a store that cannot be reached;
+    None for anything else (a bug: INTERNAL)."""
+    if isinstance(error, STORE_UNREACHABLE):
+        return grpc.StatusCode.UNAVAILABLE
     for kind, code in STATUS:
         if isinstance(error, kind):
             return code
     return None
+
+
+def details_for(error: Exception) -> str:
+    """What a caller is told of an error that has a status code (``status_for``)."""
+    return STORE_AWAY if isinstance(error, STORE_UNREACHABLE) else str(error)

@@ -21,7 +21,7 @@ from arena.errors import AuthError, LeaguesUnavailableError, LimitExceededError,
 from arena.games.lookup import get_game
 from arena.grpc import convert
 from arena.grpc.decode import Undecodable
-from arena.grpc.errors import status_for
+from arena.grpc.errors import details_for, status_for
 from arena.node import ArenaNode
 from arena.referee.seat import DecisionRequest
 from arena.service.auth import registered_games
@@ -38,6 +38,7 @@ from arena.service.listing import ListPosition, MatchLister
 from arena.service.matches import MATCH_ID
 from arena.service.sessions import CloseReason, Connection, KeepAlive
 from arena.store.match_index import MatchQuery, Phase
+from arena.store.redis_stores import STORE_UNREACHABLE
 from arena.v1 import (
     bot_pb2,
     bot_pb2_grpc,
@@ -102,7 +103,7 @@ def translate_errors(
             if code is None:
                 log.exception("%s failed", method.__name__)
                 await context.abort(grpc.StatusCode.INTERNAL, f"{method.__name__} failed: the node logged why")
-            await context.abort(code, str(error))
+            await context.abort(code, details_for(error))
             raise  # unreachable: abort raises
 
     return wrapper
@@ -152,7 +153,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         try:
             registered = await self.node.registry.games_of(name)
         except Exception as error:
-            await self._abort(context, status_for(error) or grpc.StatusCode.INTERNAL, str(error))
+            await self._abort(context, status_for(error) or grpc.StatusCode.INTERNAL, details_for(error))
         outside = sorted(set(hello.games) - registered)
         if outside:
             await self._abort(
@@ -303,6 +304,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                         except AuthError as error:
                             code = status_for(error) or grpc.StatusCode.UNAUTHENTICATED
                             refusal = (HelloRefusal.BAD_TOKEN, code, str(error))
+                        except STORE_UNREACHABLE as error:  # no guess: not counted against the peer
+                            await self._abort(context, grpc.StatusCode.UNAVAILABLE, details_for(error))
                 # Silence is bounded by the cap, not punished; a locked-out peer's lockout is not lengthened.
                 if refusal is not None and refusal[0] not in (HelloRefusal.TIMEOUT, HelloRefusal.LOCKED_OUT):
                     now = self.node.clock.now()
@@ -476,7 +479,7 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
             code = status_for(error)
             if code is None:
                 raise
-            await context.abort(code, str(error))
+            await context.abort(code, details_for(error))
         finally:
             self._watchers -= 1
 

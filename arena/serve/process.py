@@ -17,7 +17,7 @@ from pathlib import Path
 import redis.asyncio as aioredis
 
 from arena import catalogue
-from arena.errors import NodeIdTakenError, StartupError
+from arena.errors import FolderInUseError, NodeIdTakenError, StartupError
 from arena.grpc import convert
 from arena.grpc.server import GrpcServer, TlsFiles, start_server
 from arena.metrics import ArenaMetrics
@@ -34,7 +34,7 @@ from arena.service.relay import Relay
 from arena.service.sessions import BotSession, CloseReason, SessionHub
 from arena.service.siblings import SiblingLinks
 from arena.store.clients import RedisClientBook
-from arena.store.embedded import EmbeddedRedis, FolderInUseError, redacted
+from arena.store.embedded import EmbeddedRedis, redacted
 from arena.store.failures import FailureKind, SharedFailures
 from arena.store.ladders import LadderStore
 from arena.store.leagues import LeagueStore

@@ -20,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 
+from arena.errors import FolderInUseError
+
 log = logging.getLogger(__name__)
 
 
@@ -74,15 +76,6 @@ def private_file(path: Path, content: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w") as file:
         file.write(content)
-
-
-class FolderInUseError(RuntimeError):
-    """Another process runs an embedded Redis in this folder (it holds the folder's lock)."""
-
-    def __init__(self, folder: Path, holder: str) -> None:
-        super().__init__(f"{folder} is in use by process {holder or 'unknown'}")
-        self.folder = folder
-        self.holder = holder
 
 
 def _said_at_start(log_file: Path, stdout: Path) -> str:
@@ -192,7 +185,7 @@ class EmbeddedRedis:
         except BlockingIOError:
             holder = os.read(fd, 32).decode(errors="replace").strip()
             os.close(fd)
-            raise FolderInUseError(self.data_dir, holder) from None
+            raise FolderInUseError(str(self.data_dir), holder) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock = fd

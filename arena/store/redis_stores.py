@@ -17,6 +17,9 @@ PREFIX = "arena"
 STORE_ERRORS: tuple[type[Exception], ...] = (redis_errors.RedisError, OSError)
 """What a store call raises when the store is unreachable or refused the command: the layers above
 catch these to retry or pause, without importing the Redis client."""
+STORE_UNREACHABLE: tuple[type[Exception], ...] = (redis_errors.ConnectionError, redis_errors.TimeoutError)
+"""Of those, what says the store is away (down, restarting, loading its data, or cut off): a caller
+may try again shortly."""
 
 
 def connect(url: str, max_connections: int = 64) -> aioredis.Redis:

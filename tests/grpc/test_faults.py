@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import subprocess
 import sys
@@ -14,8 +15,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.referee.timecontrol import TimeControl
-from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2, registry_pb2, registry_pb2_grpc
-from tests.grpc.harness import Arena, eventually
+from arena.store.embedded import EmbeddedRedis
+from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from tests.grpc.harness import Arena, eventually, limited_arena
 from tests.grpc.rawbot import RawBot, random_chooser
 
 FAST = TimeControl(decision_allowance=0.05, time_bank=0.1, strike_limit=3, disconnect_grace=0.3)
@@ -295,3 +297,24 @@ async def test_decisions_missed_while_away_cost_no_strike_and_the_end_is_told_on
     second = RawBot(arena.address, token).start()
     told = await second.wait_ended(match_id, 10)
     assert told.outcome == end.outcome
+
+
+async def test_calls_made_while_the_store_is_unreachable_are_unavailable_not_internal(
+    redis_server: EmbeddedRedis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A trial's calls while Redis was down got INTERNAL ("the node logged why"), and gRPC logged
+    each bot stream's ConnectionError as an unexpected error with its traceback: a store that is
+    away is the caller's cue to try again, UNAVAILABLE, not a bug of the node."""
+    async with limited_arena(redis_server) as arena:
+        token = await arena.register("later")
+        redis_server.stop()
+        stub = match_pb2_grpc.MatchServiceStub(arena.channel)
+        with pytest.raises(grpc.aio.AioRpcError) as record:
+            await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id="m-1"), timeout=30)
+        assert record.value.code() == grpc.StatusCode.UNAVAILABLE, record.value
+        assert "store" in (record.value.details() or "")
+        bot = RawBot(f"127.0.0.1:{arena.server.port}", token).start()
+        await eventually(lambda: bot.error is not None, 30)
+        assert bot.error is not None and bot.error.code() == grpc.StatusCode.UNAVAILABLE, bot.error
+        await bot.stop()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
