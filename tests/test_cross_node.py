@@ -636,6 +636,32 @@ async def test_a_node_stopping_gracefully_tells_its_bots_to_go_elsewhere_and_for
 
 
 @pytest.mark.slow
+async def test_a_bot_that_comes_back_to_a_node_that_told_it_to_go_is_refused_at_once(
+    redis7: EmbeddedRedis, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A trial's SDK bots, told by a stopping node to go elsewhere, reconnected to it at once (the
+    same port): the node took their Hellos and kept the streams until gRPC cancelled them under
+    it, each logged as an error with a CancelledError traceback."""
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path) as (a, _, _, bots):
+        stopping = asyncio.ensure_future(a.stop(5.0))
+        for _ in range(200):
+            if all(bot.error is not None for bot in bots):
+                break
+            await asyncio.sleep(0.02)
+        back = RawBot(f"127.0.0.1:{a.port}", bots[0].token).start()
+        bots.append(back)
+        for _ in range(200):
+            if back.error is not None or stopping.done():
+                break
+            await asyncio.sleep(0.02)
+        assert back.error is not None and back.error.code() == grpc.StatusCode.UNAVAILABLE, back.error
+        assert back.error.details() == "the node is shutting down: connect again, to another node"
+        assert not back.welcomed.is_set()
+        await stopping
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+@pytest.mark.slow
 async def test_matches_parked_while_a_node_stalled_are_played_once_it_is_back(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:

@@ -149,6 +149,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         Written with ``context.write`` rather than as a generator: one coroutine per stream, no
         generator layers between the outbox and the wire (the hot path of every decision).
         """
+        if self.node.hub.sent_away:
+            await self._abort(context, grpc.StatusCode.UNAVAILABLE, CloseReason.SHUTTING_DOWN.value)
         requests, name, hello = await self._hello(request_iterator, context)
         try:
             registered = await self.node.registry.games_of(name)

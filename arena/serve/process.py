@@ -158,6 +158,7 @@ class RunningNode:
         """End every bot stream, UNAVAILABLE (the bots reconnect to another node), and give the
         store their departures, rather than leave gRPC to cancel the streams under them."""
         hub = self.node.hub
+        hub.sent_away = True  # a bot that comes straight back is refused (it would be cut off by the stop)
         for session in hub.connected():
             hub.close_bot(session.name, CloseReason.SHUTTING_DOWN)
         for _ in range(100):

@@ -341,6 +341,8 @@ class SessionHub:
         """Told (by name) when a bot connects or its live connection ends (e.g. to keep a directory)."""
         self.left: dict[str, float] = {}
         """The sessions without a connection, by name, oldest first: since when (``clock``)."""
+        self.sent_away = False
+        """The node is stopping and has told its bots to go elsewhere: a bot stream is refused."""
 
     def connect(self, name: str, games: Iterable[str], capacity: int) -> Connection:
         """A bot said hello: attach a new connection, replacing any older one, and resync its matches."""
