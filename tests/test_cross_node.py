@@ -662,6 +662,48 @@ async def test_a_bot_that_comes_back_to_a_node_that_told_it_to_go_is_refused_at_
 
 
 @pytest.mark.slow
+async def test_a_node_stopping_gracefully_hands_back_the_matches_it_held_unstarted(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """A trial restarted ``arena serve`` (SIGTERM, then a new start, under a new node id) mid-league:
+    the matches the old node had taken off the queue but not started waited out their lease (30 s)
+    before any node played them, the league at "0 running" meanwhile."""
+    bots: list[RawBot] = []
+    try:
+        async with (
+            in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+            grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as to_a,
+        ):
+            tokens = await register(to_a, "xy")
+            # One match at a time: node A holds the league's other matches unstarted.
+            bots += [RawBot(f"127.0.0.1:{a.port}", tokens[n], capacity=1, think_seconds=0.02).start() for n in "xy"]
+            await located(a.redis, "x", "y")
+            league = await asyncio.to_thread(
+                create_league, f"127.0.0.1:{a.port}", ADMIN, bots=["x", "y"], players=2, games=6, seed=1
+            )
+            for _ in range(300):
+                if len(a.worker.held) == league.progress.total:
+                    break
+                await asyncio.sleep(0.02)
+            assert len(a.worker.held) == league.progress.total
+            await a.stop(10.0)  # the match it plays ends; the others it has not started
+        store = LeagueStore(connect(redis7.url))
+        assert (await store.progress(league.league_id))[1] < league.progress.total
+        async with in_process_node(redis7.url, "node-c", tmp_path / "c") as c:
+            for bot in bots:
+                await bot.stop()
+            bots += [RawBot(f"127.0.0.1:{c.port}", tokens[n], capacity=1).start() for n in "xy"]
+            for _ in range(150):  # well inside the 30 s lease of what node A held
+                if (await store.progress(league.league_id))[1] == league.progress.total:
+                    break
+                await asyncio.sleep(0.1)
+            assert (await store.progress(league.league_id))[1] == league.progress.total
+    finally:
+        for bot in bots:
+            await bot.stop()
+
+
+@pytest.mark.slow
 async def test_matches_parked_while_a_node_stalled_are_played_once_it_is_back(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:

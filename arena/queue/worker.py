@@ -169,8 +169,24 @@ class RefereeWorker:
             if wait:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), wait)
+        await self._hand_back_unstarted()
         if halt is not None:
             await self._keep_leases(halt)
+
+    async def _hand_back_unstarted(self) -> None:
+        """Put what is held here unstarted back on the queue for the other nodes (or this node's
+        next start, under whatever id), rather than leave it to wait out its lease."""
+        unstarted = [held for held in self.held.values() if held.task is None]
+        if not unstarted:
+            return
+        try:
+            back = await self.leagues.hand_back([(h.league_id, h.match_id, h.entry_id) for h in unstarted])
+        except (RedisError, OSError) as error:
+            log.warning("redis unavailable (%s): %d held matches left to their lease", error, len(unstarted))
+            return
+        for held in unstarted:
+            self.held.pop(held.entry_id, None)
+        log.info("handed back the matches held here unstarted", extra={"matches": back})
 
     @property
     def _touch_seconds(self) -> float:

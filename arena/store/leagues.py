@@ -182,6 +182,15 @@ redis.call('DEL', KEYS[1])
 return #members
 """
 
+_HAND_BACK = """
+if redis.call('HGET', KEYS[1], ARGV[3]) ~= ARGV[2] then return 0 end
+redis.call('XACK', KEYS[2], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[2], ARGV[2])
+local id = redis.call('XADD', KEYS[2], '*', 'league', ARGV[4], 'match', ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[3], id)
+return 1
+"""
+
 _REQUEUE = """
 local id = redis.call('XADD', KEYS[2], '*', 'league', ARGV[1], 'match', ARGV[2])
 redis.call('HSET', KEYS[1], ARGV[2], id)
@@ -204,6 +213,7 @@ class LeagueStore:
         self._unpark = client.register_script(_UNPARK)
         self._drop = client.register_script(_DROP)
         self._requeue = client.register_script(_REQUEUE)
+        self._hand_back = client.register_script(_HAND_BACK)
         self._keep_chart = client.register_script(_KEEP_CHART)
 
     def _key(self, league_id: str, part: str) -> str:
@@ -450,6 +460,22 @@ class LeagueStore:
                     client=pipe,
                 )
             return [bool(parked) for parked in await pipe.execute()]
+
+    async def hand_back(self, matches: Sequence[tuple[str, str, str]]) -> int:
+        """Put each (league, match, queue entry) that this node took but will not play back on the
+        queue, as a new entry any node reads at once (a node stopping gracefully: else they would
+        wait out their lease). One that is no longer at that entry (moved, played) is left alone.
+        One round trip; returns how many went back."""
+        if not matches:
+            return 0
+        async with self.r.pipeline(transaction=False) as pipe:
+            for league_id, match_id, entry_id in matches:
+                await self._hand_back(
+                    keys=[self._key(league_id, "where"), self.stream],
+                    args=[self.group, entry_id, match_id, league_id],
+                    client=pipe,
+                )
+            return sum(int(done) for done in await pipe.execute())
 
     async def drop_many(self, matches: Sequence[tuple[str, str, str]]) -> None:
         """Give up each (league, match, queue entry) unplayed, in one round trip: acknowledge its entry
