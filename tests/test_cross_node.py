@@ -662,12 +662,14 @@ async def test_a_bot_that_comes_back_to_a_node_that_told_it_to_go_is_refused_at_
 
 
 @pytest.mark.slow
-async def test_a_node_stopping_gracefully_hands_back_the_matches_it_held_unstarted(
-    redis7: EmbeddedRedis, tmp_path: Path
+@pytest.mark.parametrize("grace", [10.0, 0.0], ids=["its-match-ends", "its-match-is-aborted"])
+async def test_a_node_stopping_gracefully_hands_back_the_matches_it_will_not_play(
+    redis7: EmbeddedRedis, tmp_path: Path, grace: float
 ) -> None:
     """A trial restarted ``arena serve`` (SIGTERM, then a new start, under a new node id) mid-league:
-    the matches the old node had taken off the queue but not started waited out their lease (30 s)
-    before any node played them, the league at "0 running" meanwhile."""
+    the matches the old node had taken off the queue but not started, and the one its shutdown
+    aborted, waited out their lease (30 s) before any node played them, the league at "0 running"
+    meanwhile. And the league's export then had a row for the aborted run beside the match's."""
     bots: list[RawBot] = []
     try:
         async with (
@@ -686,7 +688,11 @@ async def test_a_node_stopping_gracefully_hands_back_the_matches_it_held_unstart
                     break
                 await asyncio.sleep(0.02)
             assert len(a.worker.held) == league.progress.total
-            await a.stop(10.0)  # the match it plays ends; the others it has not started
+            for _ in range(300):
+                if a.node.matches.running:
+                    break
+                await asyncio.sleep(0.02)
+            await a.stop(grace)  # the match it plays ends, or is aborted; the others it has not started
         store = LeagueStore(connect(redis7.url))
         assert (await store.progress(league.league_id))[1] < league.progress.total
         async with in_process_node(redis7.url, "node-c", tmp_path / "c") as c:
@@ -698,6 +704,17 @@ async def test_a_node_stopping_gracefully_hands_back_the_matches_it_held_unstart
                     break
                 await asyncio.sleep(0.1)
             assert (await store.progress(league.league_id))[1] == league.progress.total
+            command = ["league", "export", league.league_id, "--format", "jsonl", "--server", f"127.0.0.1:{c.port}"]
+            export = await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-m", "arena.cli", *command],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=True,
+            )
+        rows = [json.loads(line) for line in export.stdout.splitlines()]
+        assert len(rows) == league.progress.total and all(r["termination"] == "normal" for r in rows), rows
     finally:
         for bot in bots:
             await bot.stop()

@@ -339,7 +339,7 @@ def _league_export(args: argparse.Namespace) -> int:
 
     with channel(args.server, _tls(args)) as ch:
         found = matchcli.list_matches(ch, game="", league=args.league, bot="", state="finished", limit=args.limit)
-        records = [matchcli.record_of(ch, s.match_id) for s in found]
+        records = matchcli.one_run_each([matchcli.record_of(ch, s.match_id) for s in found])
     matchcli.write_export(matchcli.match_rows(records), args.format, sys.stdout)
     return 0
 

@@ -14,7 +14,7 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
 from arena import catalogue
-from arena.store.match_index import league_of
+from arena.store.match_index import league_of, scheduled_of
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from arena.wire.common import options_from_proto
 from arena.wire.record import turns
@@ -173,6 +173,20 @@ def event_line(event: match_pb2.WatchMatchResponse) -> str | None:
         o = event.outcome
         return f"result ({termination_name(o)}): scores {list(o.scores)}, placings {list(o.placings)}"
     return None
+
+
+def one_run_each(records: Sequence[match_pb2.MatchRecord]) -> list[match_pb2.MatchRecord]:
+    """One record per scheduled match of a league, in the order given: a match run again (its run
+    aborted by a node's shutdown, or stopped when another node took it over) has a record for each
+    run, and only its played one (else the first given) is its result."""
+    chosen: dict[str, match_pb2.MatchRecord] = {}
+    for record in records:
+        scheduled = scheduled_of(record.match_id)
+        kept = chosen.get(scheduled)
+        aborted = record.outcome.termination == common_pb2.TERMINATION_ABORTED
+        if kept is None or (kept.outcome.termination == common_pb2.TERMINATION_ABORTED and not aborted):
+            chosen[scheduled] = record
+    return list(chosen.values())
 
 
 def match_rows(records: Sequence[match_pb2.MatchRecord]) -> Iterator[dict[str, Any]]:

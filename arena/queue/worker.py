@@ -141,6 +141,7 @@ class RefereeWorker:
         self.reclaimed = 0
         self.requeued = 0
         self.parked = 0
+        self._stop: asyncio.Event | None = None
 
     async def run(self, stop: asyncio.Event, halt: asyncio.Event | None = None) -> None:
         """Work until ``stop`` is set; then, until ``halt`` is set (if given) or they end, keep the
@@ -151,6 +152,7 @@ class RefereeWorker:
         nothing held is dropped meanwhile.
         """
         started = False
+        self._stop = stop
         self._last_touch = self._last_reclaim = self._last_retry = self._last_reconcile = 0.0
         backoff = 0.1
         while not stop.is_set():
@@ -169,24 +171,31 @@ class RefereeWorker:
             if wait:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), wait)
-        await self._hand_back_unstarted()
+        await self._hand_back([held for held in self.held.values() if held.task is None])
         if halt is not None:
             await self._keep_leases(halt)
 
-    async def _hand_back_unstarted(self) -> None:
-        """Put what is held here unstarted back on the queue for the other nodes (or this node's
-        next start, under whatever id), rather than leave it to wait out its lease."""
-        unstarted = [held for held in self.held.values() if held.task is None]
-        if not unstarted:
+    def _handing_back(self, held: _Held) -> bool:
+        """Whether a match of ``held`` that ended unplayed goes back on the queue now: the worker is
+        stopping, the entry is still its own, and the task playing it is not itself being cancelled."""
+        task = asyncio.current_task()
+        stopping = self._stop is not None and self._stop.is_set()
+        return stopping and not held.lost and (task is None or not task.cancelling())
+
+    async def _hand_back(self, matches: list[_Held]) -> None:
+        """Put held matches this node will not play (not started, or aborted by its shutdown) back on
+        the queue for the other nodes, or this node's next start under whatever id, rather than leave
+        them to wait out their lease. One another node has taken over is left to it."""
+        if not matches:
             return
         try:
-            back = await self.leagues.hand_back([(h.league_id, h.match_id, h.entry_id) for h in unstarted])
+            back = await self.leagues.hand_back([(h.league_id, h.match_id, h.entry_id) for h in matches], self.consumer)
         except (RedisError, OSError) as error:
-            log.warning("redis unavailable (%s): %d held matches left to their lease", error, len(unstarted))
+            log.warning("redis unavailable (%s): %d held matches left to their lease", error, len(matches))
             return
-        for held in unstarted:
+        for held in matches:
             self.held.pop(held.entry_id, None)
-        log.info("handed back the matches held here unstarted", extra={"matches": back})
+        log.info("handed back the matches this node will not play", extra={"matches": back})
 
     @property
     def _touch_seconds(self) -> float:
@@ -422,6 +431,8 @@ class RefereeWorker:
             log.warning("league match %s did not finish; it will run again", held.match_id)
             with contextlib.suppress(Exception):
                 await self.leagues.mark_not_running(held.league_id, held.match_id)
+                if self._handing_back(held):  # its run was stopped by the shutdown, not this task
+                    await self._hand_back([held])
             self.held.pop(held.entry_id, None)
             return
         finally:
@@ -429,7 +440,9 @@ class RefereeWorker:
         if record.outcome is None or record.outcome.termination is Termination.ABORTED:
             with contextlib.suppress(RedisError, OSError):
                 await self.leagues.mark_not_running(held.league_id, held.match_id)
-            self.held.pop(held.entry_id, None)  # unacknowledged: reclaimed after the lease
+            if self._handing_back(held):  # aborted by this node's shutdown: to be played again
+                await self._hand_back([held])
+            self.held.pop(held.entry_id, None)  # else unacknowledged: reclaimed after the lease
             return
         assert held.spec is not None
         result = result_of(held.league_id, held.match_id, record, held.spec.deal_id)

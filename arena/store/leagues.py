@@ -184,6 +184,7 @@ return #members
 
 _HAND_BACK = """
 if redis.call('HGET', KEYS[1], ARGV[3]) ~= ARGV[2] then return 0 end
+if #redis.call('XPENDING', KEYS[2], ARGV[1], ARGV[2], ARGV[2], 1, ARGV[5]) == 0 then return 0 end
 redis.call('XACK', KEYS[2], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[2], ARGV[2])
 local id = redis.call('XADD', KEYS[2], '*', 'league', ARGV[4], 'match', ARGV[3])
@@ -461,18 +462,19 @@ class LeagueStore:
                 )
             return [bool(parked) for parked in await pipe.execute()]
 
-    async def hand_back(self, matches: Sequence[tuple[str, str, str]]) -> int:
-        """Put each (league, match, queue entry) that this node took but will not play back on the
+    async def hand_back(self, matches: Sequence[tuple[str, str, str]], consumer: str) -> int:
+        """Put each (league, match, queue entry) that ``consumer`` took but will not play back on the
         queue, as a new entry any node reads at once (a node stopping gracefully: else they would
-        wait out their lease). One that is no longer at that entry (moved, played) is left alone.
-        One round trip; returns how many went back."""
+        wait out their lease). One that is no longer at that entry (moved, played) or no longer
+        ``consumer``'s (another node took it over) is left alone. One round trip; returns how many
+        went back."""
         if not matches:
             return 0
         async with self.r.pipeline(transaction=False) as pipe:
             for league_id, match_id, entry_id in matches:
                 await self._hand_back(
                     keys=[self._key(league_id, "where"), self.stream],
-                    args=[self.group, entry_id, match_id, league_id],
+                    args=[self.group, entry_id, match_id, league_id, consumer],
                     client=pipe,
                 )
             return sum(int(done) for done in await pipe.execute())

@@ -48,6 +48,12 @@ def league_of(match_id: str) -> str:
     return parts[0] if len(parts) in (2, 3) and len(parts[1]) == 5 and parts[1].isdigit() else ""
 
 
+def scheduled_of(match_id: str) -> str:
+    """The scheduled match a run of a league's match is of (``{league}.{index:05d}``); any other id as it is."""
+    parts = match_id.split(".")
+    return ".".join(parts[:2]) if league_of(match_id) else match_id
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class MatchSummary:
     """One line of a match list."""
