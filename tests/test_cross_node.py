@@ -180,6 +180,36 @@ async def test_a_bot_that_moves_to_another_node_mid_match_is_not_declared_gone_b
 
 
 @pytest.mark.slow
+async def test_a_bot_that_leaves_the_referees_node_for_another_plays_on_from_there(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """A trial's bot left the node refereeing its match and was back on another node within a
+    quarter of a second: the referee waited on its own node only, and forfeited it when the grace
+    period ended, 10 s later (a bot relayed from another node was followed; one of the referee's
+    own was not)."""
+    async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path, think_seconds=0.05) as (_, b, to_a, bots):
+        started = await start_5211(to_a, "xy", 5, decision_seconds=30, grace_seconds=2)
+        for _ in range(200):
+            if len(bots[0].messages("action_request")) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        await bots[0].stop()  # x leaves node A, the referee's, for node B
+        moved = RawBot(f"127.0.0.1:{b.port}", bots[0].token, think_seconds=0.1).start()
+        bots.append(moved)
+        ended = await moved.wait_ended(started.match_id, 60)
+        record = (
+            await match_pb2_grpc.MatchServiceStub(to_a).GetMatchRecord(
+                match_pb2.GetMatchRecordRequest(match_id=started.match_id)
+            )
+        ).record
+    assert len(moved.messages("action_request")) >= 20  # it played on there, past the grace period
+    assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+    assert not record.rejections
+    late = [d for d in record.decisions if d.is_fallback]
+    assert len(late) <= 1, late  # at most the decision that fell due while it moved
+
+
+@pytest.mark.slow
 async def test_a_match_started_for_a_bot_that_just_left_its_node_gives_it_its_grace_period(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:

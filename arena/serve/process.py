@@ -358,6 +358,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
 
     hub.on_connect = lambda name: relay.send_soon(arrived(name))
     hub.on_disconnect = lambda name: relay.send_soon(relay.directory.gone(name))
+    hub.follow = relay.follow_local  # a bot that leaves mid-match may play on from another node
 
     async def announce(connected: list[BotSession]) -> None:
         """Say where this node's bots are; queue again what was parked for those whose entry had

@@ -375,6 +375,17 @@ class Relay:
         finally:
             await events.aclose()
 
+    async def follow_local(self, seat: RemoteSeat) -> RelaySeat | None:
+        """A seat of a match refereed here whose bot left this node: if the bot is on another node
+        now, a relayed seat for it there, the match's start posted to it (``SessionHub.follow``)."""
+        home = await self.locate(seat.session.name)
+        if home is None or home.node == self.node_id or seat.start is None:
+            return None
+        log.info("bot %s of match %s moved from %s to %s", seat.session.name, seat.match_id, self.node_id, home.node)
+        moved = RelaySeat(self, home, seat.session.name, seat.match_id, seat.seat, seat.start.game)
+        await moved.match_started(seat.start)
+        return moved
+
     def follow(self, seat: RelaySeat) -> None:
         """Check on ``seat``'s bot while its request is pending (see ``RelaySeat.check``)."""
         self.following.add(seat)

@@ -14,11 +14,11 @@ import enum
 import itertools
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 from arena.errors import ECHO_LIMIT, SeatGoneError, TooManyErrorsError, echo
 from arena.referee.clock import Clock
-from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection
+from arena.referee.seat import DecisionRequest, MatchEnd, MatchStart, Rejection, SeatClient
 from arena.service.outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,8 @@ class CloseReason(enum.Enum):
     SHUTTING_DOWN = "the node is shutting down: connect again, to another node"
 
 
+FOLLOW_SECONDS = 0.5
+"""How often a seat whose bot left this node looks for it on the other nodes, during its grace period."""
 MAX_MISSED_ENDS = 1000
 """Match ends kept for a bot that is away (older ones are only in the match records)."""
 IDLE_SESSION_SECONDS = 600.0
@@ -124,10 +126,23 @@ class Connection:
             self.outbox.put_nowait(None)
 
 
+Follow = Callable[["RemoteSeat"], Awaitable[SeatClient | None]]
+"""Where a seat's bot that left this node is now (the relay's ``follow_local``): a seat seated for it
+at its new node, or None while it is on no other node."""
+
+
 class RemoteSeat:
     """The ``SeatClient`` of one seat whose bot is connected to this node."""
 
-    def __init__(self, session: BotSession, match_id: str, seat: int, clock: Clock, grace_seconds: float) -> None:
+    def __init__(
+        self,
+        session: BotSession,
+        match_id: str,
+        seat: int,
+        clock: Clock,
+        grace_seconds: float,
+        follow: Follow | None = None,
+    ) -> None:
         self.session = session
         self.match_id = match_id
         self.seat = seat
@@ -137,22 +152,27 @@ class RemoteSeat:
         self.start: MatchStart | None = None
         self.pending: tuple[DecisionRequest, asyncio.Future[str]] | None = None
         self.gone = False
+        self.follow = follow
+        self.moved: SeatClient | None = None
+        """Where the seat went with its bot, which reconnected to another node during its grace period."""
         self._grace_timer: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         """The match's loop, kept: on Python 3.11 each ``get_running_loop`` is a ``getpid`` system call."""
 
     @property
     def is_connected(self) -> bool:
-        """Whether the bot has a live connection to this node."""
-        return self.session.connection is not None
+        """Whether the bot has a live connection to this node (or, once it moved, to its new one)."""
+        return self.moved.is_connected if self.moved is not None else self.session.connection is not None
 
     async def match_started(self, start: MatchStart) -> None:
         """Tell the bot; remember it for a reconnect."""
         self.start = start
         self.session.send(start)
 
-    def decide(self, request: DecisionRequest) -> asyncio.Future[str]:
+    def decide(self, request: DecisionRequest) -> Awaitable[str]:
         """Send the request; the future resolves with the matching answer (the referee bounds it)."""
+        if self.moved is not None:
+            return self.moved.decide(request)
         loop = self._loop
         if loop is None:
             loop = self._loop = asyncio.get_running_loop()
@@ -171,10 +191,16 @@ class RemoteSeat:
 
     async def rejected(self, rejection: Rejection) -> None:
         """Send the bot an ``ActionRejected`` on its live connection, if it has one (a reconnect does not resend it)."""
+        if self.moved is not None:
+            await self.moved.rejected(rejection)
+            return
         self.session.send(rejection)
 
     async def match_ended(self, end: MatchEnd) -> None:
         """Tell the bot (now, or when it reconnects) and let the session forget this match."""
+        if self.moved is not None:
+            await self.moved.match_ended(end)
+            return
         self.session.send_end(end)
         self.release()
 
@@ -220,7 +246,24 @@ class RemoteSeat:
             self.session.send(self.pending[0])
 
     async def _expire(self) -> None:
-        await self.clock.sleep(self.grace_seconds)
+        """The grace period: the bot may come back here, or to another node of the arena (``follow``,
+        looked up every ``FOLLOW_SECONDS``), where the seat goes with it; else it is gone."""
+        waited = 0.0
+        while waited < self.grace_seconds:
+            step = min(FOLLOW_SECONDS, self.grace_seconds - waited) if self.follow is not None else self.grace_seconds
+            await self.clock.sleep(step)
+            waited += step
+            if self.session.connection is not None:
+                return
+            if self.follow is not None and self.start is not None:
+                try:
+                    elsewhere = await self.follow(self)
+                except Exception:  # the store is away: not known to be elsewhere
+                    log.debug("could not look up where bot %s is", self.session.name, exc_info=True)
+                    continue
+                if elsewhere is not None:
+                    self._move(elsewhere)
+                    return
         if self.session.connection is not None:
             return
         self.gone = True
@@ -228,6 +271,34 @@ class RemoteSeat:
             self.pending[1].set_exception(
                 SeatGoneError(f"bot {self.session.name} did not reconnect within {self.grace_seconds:g} s")
             )
+
+    def _move(self, elsewhere: SeatClient) -> None:
+        """The bot is on another node, where ``elsewhere`` seats it: the seat goes there, with the
+        request it has pending, and this node's session forgets it."""
+        log.info("bot %s of match %s moved to another node", self.session.name, self.match_id)
+        self.moved = elsewhere
+        self._grace_timer = None  # this task, ending
+        pending, self.pending = self.pending, None
+        self.session.drop_seat(self)
+        if pending is not None and not pending[1].done():
+            _chain(asyncio.ensure_future(elsewhere.decide(pending[0])), pending[1])
+
+
+def _chain(source: asyncio.Future[str], target: asyncio.Future[str]) -> None:
+    """Settle ``target`` as ``source`` settles (and cancel ``source`` if ``target`` is cancelled)."""
+
+    def settle(done: asyncio.Future[str]) -> None:
+        if target.done():
+            return
+        if done.cancelled():
+            target.cancel()
+        elif (error := done.exception()) is not None:
+            target.set_exception(error)
+        else:
+            target.set_result(done.result())
+
+    source.add_done_callback(settle)
+    target.add_done_callback(lambda t: source.cancel() if t.cancelled() else None)
 
 
 class BotSession:
@@ -343,6 +414,8 @@ class SessionHub:
         """The sessions without a connection, by name, oldest first: since when (``clock``)."""
         self.sent_away = False
         """The node is stopping and has told its bots to go elsewhere: a bot stream is refused."""
+        self.follow: Follow | None = None
+        """Where a bot that left this node mid-match is now (the relay's, on a node with Redis)."""
 
     def connect(self, name: str, games: Iterable[str], capacity: int) -> Connection:
         """A bot said hello: attach a new connection, replacing any older one, and resync its matches."""
@@ -425,6 +498,6 @@ class SessionHub:
     def seat_for(self, name: str, match_id: str, seat: int, grace_seconds: float) -> RemoteSeat:
         """A new seat (index ``seat``) of bot ``name`` in a match."""
         session = self.sessions[name]
-        client = RemoteSeat(session, match_id, seat, self.clock, grace_seconds)
+        client = RemoteSeat(session, match_id, seat, self.clock, grace_seconds, self.follow)
         session.add_seat(client)
         return client
