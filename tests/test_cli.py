@@ -15,8 +15,10 @@ import pytest
 
 from arena.cli.main import build_parser
 from arena.errors import AuthError
+from arena.serve.launch import stop
 from arena.service.limits import AdminNetworks
-from tests.grpc.harness import ADMIN, Arena
+from arena.store.embedded import EmbeddedRedis, free_port
+from tests.grpc.harness import ADMIN, Arena, start_node
 from tests.grpc.rawbot import RawBot
 
 
@@ -205,3 +207,34 @@ def test_serve_refuses_a_duration_that_is_not_a_number_of_seconds_in_one_line(
     assert done.stderr.strip().splitlines() == [
         f"arena serve: argument {flag}: {given!r} is not a number of seconds {wanted} (see --help)"
     ]
+
+
+def _register_without_a_token(address: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    command = [sys.executable, "-m", "arena.cli", "register", "carol", "--server", address]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=60, check=False)
+
+
+async def test_register_needs_no_admin_token_on_an_arena_with_open_registration(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """A trial's ``arena register`` refused, "no admin token found", on an arena that lets anyone
+    register: the command asked for a token before asking the arena."""
+    port = free_port()
+    node = start_node(redis7.url, "node-open", port, tmp_path / "open")  # --open-registration
+    try:
+        done = await asyncio.to_thread(_register_without_a_token, f"127.0.0.1:{port}", tmp_path)
+    finally:
+        stop(node)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("arena_") and done.stderr == ""
+
+
+async def test_register_without_an_admin_token_on_a_closed_arena_says_how_to_give_one(
+    arena: Arena, tmp_path: Path
+) -> None:
+    done = await asyncio.to_thread(_register_without_a_token, arena.address, tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena register: no admin token found"), done.stderr
+    assert "registers bots only with the admin token" in lines[0]

@@ -184,9 +184,22 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _register(args: argparse.Namespace) -> int:
+    import grpc
+
     from arena.cli.admin import register_bot
 
-    print(register_bot(args.server, args.name, _admin_token(args), _tls(args)))
+    try:
+        admin: str | None = _admin_token(args)
+    except AdminTokenMissingError:
+        admin = None  # an arena with open registration needs none
+    try:
+        token = register_bot(args.server, args.name, admin, _tls(args))
+    except grpc.RpcError as error:
+        if admin is None and error.code() == grpc.StatusCode.PERMISSION_DENIED:
+            closed = "this arena registers bots only with the admin token"
+            raise AdminTokenMissingError(f"{NO_ADMIN_TOKEN} ({closed})") from None
+        raise
+    print(token)
     return 0
 
 
