@@ -173,3 +173,17 @@ async def test_a_one_match_league_says_match_and_league_watch_prints_json_lines(
     assert "1 of 1 match," in board.stdout and "matches," not in board.stdout.splitlines()[0]
     lines = board.stdout.splitlines()  # piped: the title, then tab-separated lines, no table drawing
     assert lines[1].split("\t")[:3] == ["#", "bot", "rating"] and len(lines) == 4 and "─" not in board.stdout
+
+
+async def test_league_watch_into_a_pipe_prints_a_line_at_each_change(arena: Arena, leagues: LeagueService) -> None:
+    """Piped (not a terminal), ``league watch`` printed nothing while the league ran: its progress
+    bar draws only on a terminal."""
+    for name in ("ann", "bob"):
+        await arena.connect(name, capacity=1, think_seconds=0.01)
+    tc = TimeControl(decision_allowance=5.0, time_bank=5.0)
+    await leagues.create(LeagueSpec("LW", "5211", 2, ("ann", "bob"), games_per_pairing=4, seed=1), tc)
+    done = await run("league", "watch", "LW", "--server", arena.address)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "LW: 4/4 done", lines
+    assert all(line.startswith("LW: ") for line in lines) and len(set(lines)) == len(lines), lines

@@ -183,6 +183,16 @@ def cancel_league(
         return stub.CancelLeague(request, metadata=_metadata(admin_token)).league
 
 
+def league_detail(progress: league_pb2.LeagueProgress) -> str:
+    """What a league's progress line says beside its count of results."""
+    if progress.total and progress.done >= progress.total:
+        return "done"
+    detail = f"running {progress.running}, queued {progress.queued}"
+    if progress.waiting_for:  # matches parked until a bot that is not connected connects
+        detail += ", waiting for " + ", ".join(f"{b} ({n})" for b, n in sorted(progress.waiting_for.items()))
+    return detail
+
+
 def watch_league(
     address: str,
     league_id: str,
@@ -191,8 +201,9 @@ def watch_league(
     poll_seconds: float = 0.5,
     check: Callable[[league_pb2.League], None] | None = None,
 ) -> league_pb2.League:
-    """Show a live progress bar until every match of the league has its result, or it is cancelled;
-    ``check`` is called with the league at every poll and may raise to stop watching."""
+    """Show a live progress bar until every match of the league has its result, or it is cancelled
+    (off a terminal, a line at each change instead); ``check`` is called with the league at every
+    poll and may raise to stop watching."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -205,28 +216,30 @@ def watch_league(
     with channel(address, tls) as ch:
         stub = league_pb2_grpc.LeagueServiceStub(ch)
         league = stub.GetLeague(league_pb2.GetLeagueRequest(league_id=league_id)).league
+        name = league.spec.name or league_id
         columns = (
-            TextColumn(f"[bold]{league.spec.name or league_id}"),
+            TextColumn(f"[bold]{name}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[detail]}"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
         )
-        with Progress(*columns, console=console) as progress:
+        live = console.is_terminal
+        last = ""
+        with Progress(*columns, console=console, disable=not live) as progress:
             task = progress.add_task("league", total=league.progress.total, detail="")
             while True:
                 p = league.progress
-                detail = f"running {p.running}, queued {p.queued}"
-                if p.waiting_for:  # matches parked until a bot that is not connected connects
-                    detail += ", waiting for " + ", ".join(f"{b} ({n})" for b, n in sorted(p.waiting_for.items()))
+                detail = league_detail(p)
+                if league.state == league_pb2.LEAGUE_STATE_CANCELLED and not (p.total and p.done >= p.total):
+                    detail = f"cancelled: {counted(p.cancelled, 'match')} not played, running {p.running}"
                 progress.update(task, total=p.total, completed=p.done, detail=detail)
-                if p.total and p.done >= p.total:
-                    return league
-                if league.state == league_pb2.LEAGUE_STATE_CANCELLED:
-                    progress.update(
-                        task, detail=f"cancelled: {counted(p.cancelled, 'match')} not played, running {p.running}"
-                    )
+                line = f"{name}: {p.done}/{p.total} {detail}"
+                if not live and line != last:
+                    console.print(line, highlight=False, markup=False, soft_wrap=True)
+                    last = line
+                if (p.total and p.done >= p.total) or league.state == league_pb2.LEAGUE_STATE_CANCELLED:
                     return league
                 if check is not None:
                     check(league)
