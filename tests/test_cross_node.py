@@ -162,19 +162,12 @@ async def test_a_bot_that_moves_to_another_node_mid_match_is_not_declared_gone_b
         await asyncio.wait_for(away.welcomed.wait(), 30)
         await on_node(b, "x")
         started = await start_5211(to_a, "yx", 5, decision_seconds=30, grace_seconds=1)
-        for _ in range(200):
-            if len(away.messages("action_request")) >= 2:
-                break
-            await asyncio.sleep(0.05)
+        await asked(away, 2)
         await away.stop()
         back = RawBot(f"127.0.0.1:{a.port}", x_token, think_seconds=0.1).start()  # x plays on from node A, 2 s or more
         bots.append(back)
         ended = await back.wait_ended(started.match_id, 60)
-        record = (
-            await match_pb2_grpc.MatchServiceStub(to_a).GetMatchRecord(
-                match_pb2.GetMatchRecordRequest(match_id=started.match_id)
-            )
-        ).record
+        record = await record_of(to_a, started.match_id)
     assert len(back.messages("action_request")) >= 20  # the match outlasted node B's grace period
     assert_played_cleanly(ended, record)
 
@@ -189,19 +182,12 @@ async def test_a_bot_that_leaves_the_referees_node_for_another_plays_on_from_the
     own was not)."""
     async with bots_x_and_y_on_a_of_nodes_a_and_b(redis7.url, tmp_path, think_seconds=0.05) as (_, b, to_a, bots):
         started = await start_5211(to_a, "xy", 5, decision_seconds=30, grace_seconds=2)
-        for _ in range(200):
-            if len(bots[0].messages("action_request")) >= 2:
-                break
-            await asyncio.sleep(0.05)
+        await asked(bots[0], 2)
         await bots[0].stop()  # x leaves node A, the referee's, for node B
         moved = RawBot(f"127.0.0.1:{b.port}", bots[0].token, think_seconds=0.1).start()
         bots.append(moved)
         ended = await moved.wait_ended(started.match_id, 60)
-        record = (
-            await match_pb2_grpc.MatchServiceStub(to_a).GetMatchRecord(
-                match_pb2.GetMatchRecordRequest(match_id=started.match_id)
-            )
-        ).record
+        record = await record_of(to_a, started.match_id)
     assert len(moved.messages("action_request")) >= 20  # it played on there, past the grace period
     assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
     assert not record.rejections
@@ -233,11 +219,7 @@ async def test_a_match_started_for_a_bot_that_just_left_its_node_gives_it_its_gr
         await b.node.matches.relay.directory.here({"x": 1}, {"x": ["5211"]})  # the heartbeat's late write
         started = await start_5211(to_a, "yx", 5, decision_seconds=30, grace_seconds=1)
         ended = await bots[1].wait_ended(started.match_id, 15)
-        record = (
-            await match_pb2_grpc.MatchServiceStub(to_a).GetMatchRecord(
-                match_pb2.GetMatchRecordRequest(match_id=started.match_id)
-            )
-        ).record
+        record = await record_of(to_a, started.match_id)
     assert ended.outcome.termination == common_pb2.TERMINATION_DISCONNECTED
     assert not record.rejections  # no timeouts: x was away, not slow
 
@@ -285,6 +267,21 @@ async def test_a_bots_page_on_any_node_says_where_the_bot_is_connected(redis7: E
             await asyncio.sleep(0.05)
         page = await site.bot("x")
         assert (page["connected"], page["node"]) == (False, None)
+
+
+async def asked(bot: RawBot, requests: int) -> None:
+    """Wait (up to 10 s) until ``bot`` has been sent this many action requests."""
+    for _ in range(200):
+        if len(bot.messages("action_request")) >= requests:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the bot was sent {len(bot.messages('action_request'))} requests in 10 s, not {requests}")
+
+
+async def record_of(channel: grpc.aio.Channel, match_id: str) -> match_pb2.MatchRecord:
+    """The match's record, from the node at the other end of ``channel``."""
+    stub = match_pb2_grpc.MatchServiceStub(channel)
+    return (await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=match_id))).record
 
 
 async def on_node(node: RunningNode, bot: str) -> None:
@@ -628,10 +625,7 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
                 await asyncio.wait_for(asyncio.gather(bots[0].welcomed.wait(), x.welcomed.wait()), 30)
                 await located(a.redis, "x", "y")
                 started = await start_5211(to_a, "yx", 3, decision_seconds=60, grace_seconds=60)
-                for _ in range(200):
-                    if len(x.messages("action_request")) >= 2:
-                        break
-                    await asyncio.sleep(0.05)
+                await asked(x, 2)
                 node_b.kill()
                 await x.stop()
                 await node_b.start()

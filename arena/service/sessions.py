@@ -274,8 +274,7 @@ class RemoteSeat:
 
     def _move(self, elsewhere: SeatClient) -> None:
         """The bot is on another node, where ``elsewhere`` seats it: the seat goes there, with the
-        request it has pending, and this node's session forgets it."""
-        log.info("bot %s of match %s moved to another node", self.session.name, self.match_id)
+        request it has pending, and this node's session forgets it (``follow`` logged the move)."""
         self.moved = elsewhere
         self._grace_timer = None  # this task, ending
         pending, self.pending = self.pending, None
