@@ -124,12 +124,21 @@ def main() -> int:
     return 0
 
 
-def echo_floor(count: int, options: list[tuple[str, int]] | None = None, per_channel: int = 50) -> None:
+def echo_floor(
+    count: int,
+    options: list[tuple[str, int]] | None = None,
+    per_channel: int = 50,
+    command: list[str] | None = None,
+    name: str = "grpc.aio",
+) -> float:
     """The same for a bare ``grpc.aio`` echo server holding ``count`` idle streams (``per_channel`` per
     connection), with the channel arguments ``options``: what gRPC itself needs per stream, below
-    which no node can go."""
+    which no node can go. ``command`` runs another echo server (``name``), which prints its port.
+    Returns KiB per stream."""
     server = subprocess.Popen(
-        [sys.executable, str(HERE / "pingpong_server.py"), json.dumps(options or [])], stdout=subprocess.PIPE, text=True
+        command or [sys.executable, str(HERE / "pingpong_server.py"), json.dumps(options or [])],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stdout is not None
@@ -166,10 +175,12 @@ def echo_floor(count: int, options: list[tuple[str, int]] | None = None, per_cha
 
         rss = asyncio.run(hold())
         said = f", options {', '.join(f'{n}={v}' for n, v in options)}" if options else ""
+        per_stream = (rss - base) / count / 1024
         print(
-            f"bare grpc.aio echo server, {count} idle streams, {per_channel} per connection{said}: "
-            f"{(rss - base) / count / 1024:.1f} KiB per stream"
+            f"bare {name} echo server, {count} idle streams, {per_channel} per connection{said}: "
+            f"{per_stream:.1f} KiB per stream"
         )
+        return per_stream
     finally:
         server.kill()
         server.wait()
