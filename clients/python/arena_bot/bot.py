@@ -27,7 +27,7 @@ import inspect
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -237,7 +237,8 @@ class _Runner:
             max_workers=max(4, 2 * bot.max_concurrent_matches), thread_name_prefix="arena-bot-act"
         )
         self.call: grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse] | None = None
-        self.write_lock = asyncio.Lock()
+        self.outgoing: asyncio.Queue[bot_pb2.ConnectRequest | None] | None = None
+        """The live stream's queue of messages to write."""
         # Everything per match is kept per (match id, seat): a match may seat the bot more than once.
         self.matches: dict[SeatKey, MatchInfo] = {}
         self.latest: dict[SeatKey, int] = {}
@@ -309,8 +310,13 @@ class _Runner:
         pinger: asyncio.Task[None] | None = None
         async with self._channel(address) as channel:
             stub = bot_pb2_grpc.BotServiceStub(channel)
-            call = stub.Connect()
-            self.call = call
+            # Writes go through a queue that gRPC's own writer drains (one wake-up a message, as a
+            # request iterator costs): a write never blocks, so no decision's cancellation can
+            # cancel a write half-done (in grpc.aio that cancels the whole stream).
+            outgoing: asyncio.Queue[bot_pb2.ConnectRequest | None] = asyncio.Queue()
+            outgoing.put_nowait(bot_pb2.ConnectRequest(hello=self._hello()))
+            call = stub.Connect(_drain(outgoing))
+            self.call, self.outgoing = call, outgoing
             self.silence = 30.0  # for the Welcome; then a few keep-alive intervals
             self.heard = self.loop.time()
             self.cut = ""
@@ -318,7 +324,6 @@ class _Runner:
             watchdog = asyncio.ensure_future(self._watchdog(call, address))
             try:
                 log.info("connecting to %s", address)
-                await self._write(call, bot_pb2.ConnectRequest(hello=self._hello()))
                 while True:
                     response = await call.read()
                     self.heard = self.loop.time()
@@ -359,7 +364,8 @@ class _Runner:
                 # Whatever else goes wrong with one stream, a long-running bot reconnects.
                 log.warning("%s: stream broke: %r", address, error)
             finally:
-                self.call = None
+                self.call = self.outgoing = None
+                outgoing.put_nowait(None)
                 watchdog.cancel()
                 if pinger is not None:
                     pinger.cancel()
@@ -402,37 +408,16 @@ class _Runner:
             await asyncio.sleep(interval)
             ping = bot_pb2.Ping()
             ping.client_time.GetCurrentTime()
-            if not await self._write(call, bot_pb2.ConnectRequest(ping=ping)):
+            if self._send(bot_pb2.ConnectRequest(ping=ping)) is not call:
                 return
 
-    async def _write(
-        self,
-        call: grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse],
-        request: bot_pb2.ConnectRequest,
-    ) -> bool:
-        """Send on ``call``, one writer at a time; False if the stream is gone."""
-        async with self.write_lock:
-            # A decision cancelled mid-write (superseded, or its match ended) must not cancel the
-            # write: in grpc.aio that cancels the whole stream. The write finishes, holding the lock
-            # so writes never overlap, and only then does the cancellation go on.
-            write = asyncio.ensure_future(call.write(request))
-            try:
-                await asyncio.shield(write)
-            except asyncio.CancelledError:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait({write})
-                raise
-            except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
-                log.debug("could not send %s: %s", request.WhichOneof("kind"), error)
-                return False
-        return True
-
-    async def _send(self, request: bot_pb2.ConnectRequest) -> object:
-        """Send on the live stream, if there is one; returns that stream, or None."""
-        call = self.call
-        if call is not None and await self._write(call, request):
-            return call
-        return None
+    def _send(self, request: bot_pb2.ConnectRequest) -> object:
+        """Queue ``request`` on the live stream, if there is one; returns that stream, or None."""
+        call, outgoing = self.call, self.outgoing
+        if call is None or outgoing is None or call.done():
+            return None
+        outgoing.put_nowait(request)
+        return call
 
     # -- messages from the server -----------------------------------------------------------------
 
@@ -468,8 +453,8 @@ class _Runner:
             # decision answer when it is done.
             answer = self.answers.get(key)
             if answer is not None and answer[0] == sequence:
-                if answer[2] is not _IN_FLIGHT and answer[2] is not self.call:  # not sent on this stream
-                    self._spawn(self._answer(key, sequence, answer[1]))
+                if answer[2] is not self.call:  # not sent on this stream
+                    self._answer(key, sequence, answer[1])
                 return
             running = self.tasks.get(key)
             if running is not None and running[0] == sequence and not running[1].done():
@@ -485,18 +470,13 @@ class _Runner:
     def _spawn(self, coroutine: Awaitable[None]) -> asyncio.Task[None]:
         return asyncio.ensure_future(coroutine)
 
-    async def _answer(self, key: SeatKey, sequence: int, text: str) -> None:
+    def _answer(self, key: SeatKey, sequence: int, text: str) -> None:
         """Send an answer (echoing the match, the seat and the sequence) and remember it (and where it
         went) for a resent request."""
         match_id, seat = key
-        self.answers[key] = (sequence, text, _IN_FLIGHT)
         action = bot_pb2.Action(match_id=match_id, seat=seat, sequence=sequence, text=text)
-        request = bot_pb2.ConnectRequest(action=action)
-        sent_on = await self._send(request)
-        if sent_on is None and self.call is not None:
-            sent_on = await self._send(request)  # the stream it was meant for died; a new one is up
-        if self.answers.get(key, (None,))[0] == sequence:
-            self.answers[key] = (sequence, text, sent_on)
+        sent_on = self._send(bot_pb2.ConnectRequest(action=action))
+        self.answers[key] = (sequence, text, sent_on)
         if sent_on is None:
             log.info("match %s: answer to %d kept for the reconnect", match_id, sequence)
 
@@ -524,7 +504,7 @@ class _Runner:
             if self.latest.get(key) != turn.sequence:
                 log.debug("match %s: dropping the answer to superseded request %d", turn.match_id, turn.sequence)
                 return
-            await self._answer(key, turn.sequence, text)
+            self._answer(key, turn.sequence, text)
         finally:
             current = self.tasks.get((turn.match_id, turn.seat))
             if current is not None and current[0] == turn.sequence and current[1] is asyncio.current_task():
@@ -547,8 +527,13 @@ class _Runner:
             self.stopping.set()
 
 
-_IN_FLIGHT: Final = object()
-"""Marks an answer being sent: a resent request must not send it a second time."""
+
+async def _drain(
+    outgoing: asyncio.Queue[bot_pb2.ConnectRequest | None],
+) -> AsyncIterator[bot_pb2.ConnectRequest]:
+    """A stream's messages to write, until None."""
+    while (request := await outgoing.get()) is not None:
+        yield request
 
 
 def _loop_is_current(loop: asyncio.AbstractEventLoop) -> bool:
