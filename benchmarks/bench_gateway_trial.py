@@ -1,19 +1,21 @@
 """What a front outside Python would save the node: the gateway trial against the node as it is.
 
 Issue 17's figures 1 and 5 are not met by the node as it is (BENCHMARKS.md says why). This trial
-measures the design those sections point to before anyone builds it: a compiled front
-(``benchmarks/gateway_trial/``, Go and grpc-go) holds the bots' gRPC streams and relays their
-messages to the node over one Unix socket, batched, to the node's own ``BotServicer.Connect``
-(``gateway_trial_node.py``). In the same run, on the same node process:
+measures the design those sections point to before anyone builds it: a compiled front holds the
+bots' gRPC streams and relays their messages to the node over one Unix socket, batched, to the
+node's own ``BotServicer.Connect`` (``gateway_trial_node.py``). The front is in Rust (tonic,
+``benchmarks/gateway_trial_rs/``) or, with ``--front go``, in Go (grpc-go,
+``benchmarks/gateway_trial/``). In the same run, on the same node process:
 
 - **stack**: 64 2-player matches of SDK bots connected to the node's gRPC port, then the same
   through the gateway; the node's CPU a decision and the gateway's, beside bare echo servers'
-  CPU a round trip (``grpc.aio``, as figure 1's, and grpc-go's);
+  CPU a round trip (``grpc.aio``, as figure 1's, and the front's library's);
 - **memory**: idle bots (``arena.cli.loadtest_bots``, 50 streams a connection) through the gateway:
   the node's and the gateway's resident memory a bot, beside the bare echo servers' a stream.
 
-Needs Go (``go build`` of ``benchmarks/gateway_trial``). Not part of ``make bench``: a trial.
-Run: ``python benchmarks/bench_gateway_trial.py [--rounds 2] [--bots 4000]``.
+Needs Rust (``cargo build --release``; the first build takes a few minutes) or Go. Not part of
+``make bench``: a trial. Run: ``python benchmarks/bench_gateway_trial.py [--front rust|go]
+[--rounds 2] [--bots 4000]``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from arena.serve.launch import READY, stop
 from arena.store.embedded import dies_with_parent, free_port
 
 WARMUP, WINDOW, CONCURRENCY = 1.5, 5.0, 64
+FRONTS = {"rust": ("tonic", "gateway_trial_rs"), "go": ("grpc-go", "gateway_trial")}
+"""Each front: its gRPC library, and its folder under benchmarks/."""
 
 
 class Node:
@@ -90,7 +94,7 @@ class GatewayCpu:
         self.seconds += cpu_seconds(self.pid)
 
 
-def stack(node: Node, gateway: list[str], rounds: int) -> None:
+def stack(node: Node, gateway: list[str], library: str, rounds: int) -> None:
     print(
         f"{'64 matches, 2 players':<30} {'decisions/s':>11}  {'node CPU us':>11}  {'gateway us':>10}  "
         f"{'node + gateway':>14}  {'SDK bots us':>11}"
@@ -117,8 +121,9 @@ def stack(node: Node, gateway: list[str], rounds: int) -> None:
                 )
             )
         row("bots through the gateway", relayed, cpu.seconds / (relayed.rate * relayed.window) * 1e6)
-        for name, command in (("grpc.aio", [sys.executable, str(HERE / "pingpong_server.py")]), ("grpc-go", gateway)):
-            with running(command if name == "grpc.aio" else [*command, "-echo"]) as (echo, port):
+        echoes = (("grpc.aio", [sys.executable, str(HERE / "pingpong_server.py")]), (library, [*gateway, "-echo"]))
+        for name, command in echoes:
+            with running(command) as (echo, port):
                 raw = asyncio.run(raw_rate(port, echo.pid, CONCURRENCY, WARMUP, WINDOW))
             print(
                 f"{'bare ' + name + ' echo, 64 streams':<30} {raw.rate:>11,.0f}  {raw.server_cpu_us:>11.0f}  "
@@ -135,7 +140,7 @@ def row(label: str, measure: Measure, gateway_us: float) -> None:
     )
 
 
-def memory(node: Node, gateway: list[str], count: int, folder: Path) -> None:
+def memory(node: Node, gateway: list[str], library: str, count: int, folder: Path) -> None:
     with running([*gateway, "-node", node.socket]) as (front, port):
         base, front_base = settle(node.process.pid), settle(front.pid)
         tokens = asyncio.run(_register(node.address, count, node.admin))
@@ -168,28 +173,39 @@ def memory(node: Node, gateway: list[str], count: int, folder: Path) -> None:
             for bot in bots:
                 bot.wait(60)
     echo_floor(count)
-    echo_floor(count, command=[*gateway, "-echo"], name="grpc-go")
+    echo_floor(count, command=[*gateway, "-echo"], name=library)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="stack rounds, each direct then through the gateway")
     parser.add_argument("--bots", type=int, default=4000, help="idle bots for the memory figure (0: none)")
+    parser.add_argument("--front", choices=sorted(FRONTS), default="rust", help="the front's language (default rust)")
     args = parser.parse_args()
-    go = shutil.which("go")
-    if go is None:
-        print("bench_gateway_trial needs Go to build benchmarks/gateway_trial", file=sys.stderr)
+    library, folder_name = FRONTS[args.front]
+    tool = shutil.which("cargo" if args.front == "rust" else "go")
+    if tool is None:
+        print(
+            f"bench_gateway_trial --front {args.front} needs {'cargo' if args.front == 'rust' else 'go'}",
+            file=sys.stderr,
+        )
         return 2
+    source = HERE / folder_name
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        binary = folder / "gateway_trial"
-        subprocess.run([go, "build", "-o", str(binary), "."], cwd=HERE / "gateway_trial", check=True)
+        if args.front == "rust":
+            subprocess.run([tool, "build", "--release", "--quiet"], cwd=source, check=True)
+            binary = source / "target" / "release" / folder_name
+        else:
+            binary = folder / folder_name
+            subprocess.run([tool, "build", "-o", str(binary), "."], cwd=source, check=True)
         node = Node(folder)
         try:
-            stack(node, [str(binary)], args.rounds)
+            print(f"the front: {args.front} ({library})")
+            stack(node, [str(binary)], library, args.rounds)
             if args.bots:
                 time.sleep(1)
-                memory(node, [str(binary)], args.bots, folder)
+                memory(node, [str(binary)], library, args.bots, folder)
         finally:
             stop(node.process, 10)
     return 0
