@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench_memory import WAVE, connected_bots, echo_floor, settle
+from bench_memory import connected_bots, echo_floor, idle_bots, settle
 from bench_stack import HERE, Measure, arena_rate, cpu_seconds, raw_rate
 
 from arena.cli.loadtest import _register
@@ -144,19 +144,7 @@ def memory(node: Node, gateway: list[str], library: str, count: int, folder: Pat
     with running([*gateway, "-node", node.socket]) as (front, port):
         base, front_base = settle(node.process.pid), settle(front.pid)
         tokens = asyncio.run(_register(node.address, count, node.admin))
-        bots = []
-        try:
-            for start in range(0, count, WAVE):
-                path = folder / f"tokens-{start}.txt"
-                path.write_text("".join(f"{n} {t}\n" for n, t in tokens[start : start + WAVE]))
-                bot = subprocess.Popen(
-                    [sys.executable, "-m", "arena.cli.loadtest_bots", str(path), "--server", f"127.0.0.1:{port}"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                )  # fmt: skip
-                bots.append(bot)
-                assert bot.stdout is not None
-                if bot.stdout.readline().strip() != "ready":
-                    raise RuntimeError("the bots did not connect through the gateway")
+        with idle_bots(tokens, f"127.0.0.1:{port}", folder):
             rss, front_rss = settle(node.process.pid), settle(front.pid)
             connected = connected_bots(node.metrics)
             node_kib = (rss - base) / max(1, connected) / 1024
@@ -166,12 +154,6 @@ def memory(node: Node, gateway: list[str], library: str, count: int, folder: Pat
                 f"{front_kib:.1f}, together {node_kib + front_kib:.1f} (goal < 20)",
                 flush=True,
             )
-        finally:
-            for bot in bots:
-                assert bot.stdin is not None
-                bot.stdin.close()
-            for bot in bots:
-                bot.wait(60)
     echo_floor(count)
     echo_floor(count, command=[*gateway, "-echo"], name=library)
 

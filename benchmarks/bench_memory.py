@@ -20,7 +20,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -61,6 +62,33 @@ def connected_bots(metrics_url: str) -> int:
     return int(counter_total(text, "arena_connected_bots"))
 
 
+@contextmanager
+def idle_bots(tokens: list[tuple[str, str]], address: str, folder: Path) -> Iterator[None]:
+    """``tokens``' bots connected to ``address`` and idle (``arena.cli.loadtest_bots`` processes of
+    at most ``WAVE`` bots, started one after the other: a node lets 1,024 bot streams await their
+    Hello at once, and these all say it at once), until the block ends."""
+    bots = []
+    try:
+        for start in range(0, len(tokens), WAVE):
+            path = folder / f"tokens-{len(tokens)}-{start}.txt"
+            path.write_text("".join(f"{n} {t}\n" for n, t in tokens[start : start + WAVE]))
+            bot = subprocess.Popen(
+                [sys.executable, "-m", "arena.cli.loadtest_bots", str(path), "--server", address],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            bots.append(bot)
+            assert bot.stdout is not None
+            if bot.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"the bots did not connect to {address}")
+        yield
+    finally:
+        for bot in bots:
+            assert bot.stdin is not None
+            bot.stdin.close()
+        for bot in bots:
+            bot.wait(60)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, nargs="+", default=[1000, 10000])
@@ -83,21 +111,7 @@ def main() -> int:
         ):
             base = settle(server.pid)
             tokens = asyncio.run(_register(address, count, admin))
-            bots = []
-            try:
-                # In processes of at most WAVE bots, one after the other: a node lets 1,024 bot streams
-                # await their Hello at once (--max-pending-hellos), and these all say it at once.
-                for start in range(0, count, WAVE):
-                    path = Path(folder) / f"tokens-{count}-{start}.txt"
-                    path.write_text("".join(f"{n} {t}\n" for n, t in tokens[start : start + WAVE]))
-                    bot = subprocess.Popen(
-                        [sys.executable, "-m", "arena.cli.loadtest_bots", str(path), "--server", address],
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                    )  # fmt: skip
-                    bots.append(bot)
-                    assert bot.stdout is not None
-                    if bot.stdout.readline().strip() != "ready":
-                        raise RuntimeError("the bots did not connect")
+            with idle_bots(tokens, address, Path(folder)):
                 rss = settle(server.pid)
                 before = cpu_seconds(server.pid)
                 time.sleep(IDLE_SECONDS)
@@ -114,12 +128,6 @@ def main() -> int:
                 print(f"{row}  {idle}{verdict}", flush=True)
                 if connected < count:  # a Hello refused or timed out under load: counted per connected bot
                     print(f"        ({count - connected} of the {count} bots did not connect)", flush=True)
-            finally:
-                for bot in bots:
-                    assert bot.stdin is not None
-                    bot.stdin.close()
-                for bot in bots:
-                    bot.wait(60)
     echo_floor(max(args.bots))
     return 0
 
