@@ -527,7 +527,6 @@ class _Runner:
             self.stopping.set()
 
 
-
 async def _drain(
     outgoing: asyncio.Queue[bot_pb2.ConnectRequest | None],
 ) -> AsyncIterator[bot_pb2.ConnectRequest]:
