@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
-from bench_stack import cpu_seconds
+from bench_stack import cpu_seconds, front_of
 
 from arena.cli.loadtest import _register, counter_total, local_arena
 
@@ -37,7 +37,12 @@ IDLE_SECONDS = 10.0
 
 
 def rss_bytes(pid: int) -> int:
-    """Resident memory of a process."""
+    """Resident memory of a process; a node's with its front's (``arena serve --front``)."""
+    front = front_of(pid)
+    return _rss(pid) + (_rss(front) if front is not None else 0)
+
+
+def _rss(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
@@ -96,6 +101,7 @@ def main() -> int:
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE", help="a channel argument of the echo server"
     )
+    parser.add_argument("--front", action="store_true", help="the node behind its front (arena serve --front)")
     parser.add_argument("--per-channel", type=int, default=50, help="echo streams per connection (default 50)")
     args = parser.parse_args()
     options = [(name, int(value)) for name, value in (option.split("=", 1) for option in args.option)]
@@ -107,7 +113,7 @@ def main() -> int:
         # A fresh node for each count: what a node that never held more bots needs for them.
         with (
             tempfile.TemporaryDirectory() as folder,
-            local_arena(Path(folder) / "data") as (address, url, server, admin),
+            local_arena(Path(folder) / "data", front=args.front) as (address, url, server, admin),
         ):
             base = settle(server.pid)
             tokens = asyncio.run(_register(address, count, admin))

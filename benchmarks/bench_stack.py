@@ -79,11 +79,29 @@ def cpu_seconds(pid: int | None = None) -> float:
     return sum(cpu_split(pid))
 
 
+def front_of(pid: int) -> int | None:
+    """The ``arena-front`` child of node ``pid`` (``arena serve --front``), if it has one."""
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        if Path(f"/proc/{child}/exe").resolve().name == "arena-front":
+            return int(child)
+    return None
+
+
 def cpu_split(pid: int | None = None) -> tuple[float, float]:
-    """User and system CPU time of a process (this one by default), from /proc."""
+    """User and system CPU time of a process (this one by default), from /proc; a node's with its
+    front's (``arena serve --front``: the front does the node's transport work)."""
     if pid is None:
         times = os.times()
         return times.user, times.system
+    user, system = _cpu_split(pid)
+    front = front_of(pid)
+    if front is not None:
+        front_user, front_system = _cpu_split(front)
+        user, system = user + front_user, system + front_system
+    return user, system
+
+
+def _cpu_split(pid: int) -> tuple[float, float]:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     tick = os.sysconf("SC_CLK_TCK")
     return int(fields[11]) / tick, int(fields[12]) / tick
@@ -271,13 +289,17 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 64])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--seconds", type=float, default=5.0, help="measurement window per figure")
+    parser.add_argument("--front", action="store_true", help="the node behind its front (arena serve --front)")
     args = parser.parse_args()
     warmup = 1.5
     pingpong = subprocess.Popen([sys.executable, str(HERE / "pingpong_server.py")], stdout=subprocess.PIPE, text=True)
     try:
         assert pingpong.stdout is not None
         port = int(pingpong.stdout.readline())
-        with tempfile.TemporaryDirectory() as data, local_arena(Path(data)) as (address, metrics, server, admin):
+        with (
+            tempfile.TemporaryDirectory() as data,
+            local_arena(Path(data), front=args.front) as (address, metrics, server, admin),
+        ):
             print(
                 f"{'players':>7} {'concurrency':>11}  {'arena decisions/s':>17}  {'raw round trips/s':>17}  "
                 f"{'ratio':>5}  {'CPU us/unit: arena server (system)':>34} {'client':>6}  {'raw server (system)':>19} "

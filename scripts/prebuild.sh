@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Build the bot kits and the deploy checker in the background while the rest of the suite runs, at
-# the lowest CPU and I/O priority, so that the tests that need them (run last: tests/conftest.py)
-# find them built. `make pytest` starts it and stops it when the tests end.
+# Build the bot kits, the deploy checker and the front (arena-front) in the background while the
+# rest of the suite runs, at the lowest CPU and I/O priority, so that the tests that need them (run
+# last: tests/conftest.py) find them built. `make pytest` starts it and stops it when the tests end.
 #
 # Each build holds its folder's build lock (flock on .build.lock), which the tests' own builds take
 # too (tests/buildlock.py): a test waits for a build under way instead of racing it, then runs its
@@ -19,3 +19,4 @@ for kit in cpp go java rust typescript; do
 done
 tool=deploy/tools/deploycheck
 (cd "$tool" && flock .build.lock go build -o bin/deploycheck . > /dev/null 2>&1) || true
+(flock front/.build.lock make front > /dev/null 2>&1) || true

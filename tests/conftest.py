@@ -11,9 +11,9 @@ import pytest
 
 from arena.store.embedded import EmbeddedRedis
 
-BUILT_FIRST = ("clients", "test_deploy_files.py")
-"""The tests of what ``scripts/prebuild.sh`` builds (the kits, the deploy checker): run last, so that
-``make pytest``'s background build of them has had the rest of the suite's time."""
+BUILT_FIRST = ("clients", "test_deploy_files.py", "test_front.py")
+"""The tests of what ``scripts/prebuild.sh`` builds (the kits, the deploy checker, the front): run
+last, so that ``make pytest``'s background build of them has had the rest of the suite's time."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -89,16 +89,17 @@ class LocalArena(NamedTuple):
 
 
 @contextlib.contextmanager
-def local_arena(data_dir: Path, web_port: int = 0) -> Iterator[LocalArena]:
+def local_arena(data_dir: Path, web_port: int = 0, front: bool = False) -> Iterator[LocalArena]:
     """An ``arena serve`` process with a fresh admin token, which its callers register bots and start
-    matches with (no rate limit applies to the admin); its web site on ``web_port`` (0: none). It
-    stops if this process is killed (call from the main thread)."""
+    matches with (no rate limit applies to the admin); its web site on ``web_port`` (0: none); behind
+    its front with ``front`` (``--front``). It stops if this process is killed (call from the main
+    thread)."""
     metrics_port = free_port()
     admin = secrets.token_urlsafe(24)
     args = ["--address", "127.0.0.1:0", "--data-dir", str(data_dir), "--web-port", str(web_port)]
     args += ["--metrics-address", f"127.0.0.1:{metrics_port}", "--log-level", "warning", "--shutdown-grace", "2"]
     # Every simulated bot dials from this one address, all at once: the per-address Hello cap is for strangers.
-    args += ["--max-pending-hellos-per-peer", "1024"]
+    args += ["--max-pending-hellos-per-peer", "1024", *(["--front"] if front else [])]
     with serving(args, env={"ARENA_ADMIN_TOKEN": admin}, with_parent=True) as (process, address):
         yield LocalArena(address, f"http://127.0.0.1:{metrics_port}/metrics", process, admin)
 

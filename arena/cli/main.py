@@ -115,6 +115,11 @@ def web_address(args: argparse.Namespace) -> str | None:
     return f"[{host}]:{args.web_port}" if ":" in host else f"{host}:{args.web_port}"
 
 
+def built_front() -> Path:
+    """Where ``make front`` builds ``arena-front`` in this checkout."""
+    return Path(__file__).resolve().parents[2] / "front" / "target" / "release" / "arena-front"
+
+
 def _serve(args: argparse.Namespace) -> int:
     # The flags are checked before gRPC is loaded: a process that refuses them exits before gRPC's
     # threads start (they could abort a process exiting under them).
@@ -130,6 +135,17 @@ def _serve(args: argparse.Namespace) -> int:
         print("arena serve: --tls-client-ca needs --tls-cert and --tls-key", file=sys.stderr)
         return 2
     client_ca = Path(args.tls_client_ca) if args.tls_client_ca else None
+    front = None
+    if args.front is not None:
+        front = Path(args.front) if args.front else built_front()
+        if args.tls_cert:
+            print("arena serve: --front serves no TLS yet: drop --tls-cert or --front", file=sys.stderr)
+            return 2
+        if not os.access(front, os.X_OK):
+            print(
+                f"arena serve: --front: no arena-front program at {front}: build it with `make front`", file=sys.stderr
+            )
+            return 2
     try:
         limits = Limits(**{field.name: getattr(args, field.name) for field in dataclasses.fields(Limits)})
         admin_networks = AdminNetworks.parse(args.admin_network)
@@ -156,6 +172,7 @@ def _serve(args: argparse.Namespace) -> int:
         web_address=web_address(args),
         advertise_address=args.advertise_address,
         admin_networks=admin_networks,
+        front=front,
     )
 
     def ready(node: object) -> None:
@@ -881,6 +898,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--open-registration",
         action="store_true",
         help="anyone may register bots (rate-limited); matches and leagues still need the admin token",
+    )
+    serve.add_argument(
+        "--front",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="listen through arena-front, the compiled front (front/; `make front` builds it, the default PATH): "
+        "about half the node's CPU a decision and a third of its memory a bot; no TLS yet",
     )
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
+import tempfile
 from pathlib import Path
 
 import grpc
@@ -12,6 +14,7 @@ from grpc_reflection.v1alpha import reflection
 
 from arena.grpc.call_metrics import ErrorCountingInterceptor
 from arena.grpc.decode import DecodeErrorInterceptor
+from arena.grpc.front import Front, front_command, start_front
 from arena.grpc.ladders import LadderServicer
 from arena.grpc.servicers import BotServicer, LeagueServicer, MatchServicer, NodeServicer, RegistryServicer
 from arena.node import ArenaNode
@@ -94,16 +97,28 @@ class TlsFiles:
 
 @dataclasses.dataclass
 class GrpcServer:
-    """A started gRPC server and the port it bound."""
+    """A started gRPC server and the port it bound (its front's, behind one)."""
 
     server: grpc.aio.Server
     port: int
     health: health.aio.HealthServicer
+    front: Front | None = None
+    """The node's front (``arena serve --front``), which listens on ``port``."""
+    folder: Path | None = None
+    """The private folder of the front's sockets."""
 
     async def stop(self, grace_seconds: float) -> None:
         """Refuse new calls, mark the node not serving, and stop after ``grace_seconds``."""
         await self.health.enter_graceful_shutdown()
+        await self.close(grace_seconds)
+
+    async def close(self, grace_seconds: float) -> None:
+        """Stop the server after ``grace_seconds``, then its front."""
         await self.server.stop(grace_seconds)
+        if self.front is not None:
+            await self.front.stop()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def encoded(message: bytes | Message) -> bytes:
@@ -123,19 +138,26 @@ def _add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
 
 
 async def start_server(
-    node: ArenaNode, address: str = "127.0.0.1:0", tls: TlsFiles | None = None, reuse_port: bool = False
+    node: ArenaNode,
+    address: str = "127.0.0.1:0",
+    tls: TlsFiles | None = None,
+    reuse_port: bool = False,
+    front: Path | None = None,
 ) -> GrpcServer:
     """Build and start the server on ``address`` (port 0 picks a free port); ``reuse_port`` shares
-    the port with sibling workers.
+    the port with sibling workers. With ``front`` (the ``arena-front`` binary), the front listens on
+    ``address`` and the server on a Unix socket beside its link, in a private folder
+    (``arena.grpc.front``); the front serves no TLS.
 
-    Raises ``OSError`` if the address cannot be bound.
+    Raises ``OSError`` if the address cannot be bound or the front cannot start.
     """
     interceptors: list[grpc.aio.ServerInterceptor] = [DecodeErrorInterceptor()]
     if node.metrics is not None:
         # Outermost, so it counts the INVALID_ARGUMENT of an undecodable request too.
         interceptors.insert(0, ErrorCountingInterceptor(node.metrics))
     server = grpc.aio.server(interceptors=interceptors, options=server_options(node.limits, reuse_port))
-    _add_bot_service(BotServicer(node), server)
+    bots = BotServicer(node)
+    _add_bot_service(bots, server)
     match_pb2_grpc.add_MatchServiceServicer_to_server(MatchServicer(node), server)
     registry_pb2_grpc.add_RegistryServiceServicer_to_server(RegistryServicer(node), server)
     league_pb2_grpc.add_LeagueServiceServicer_to_server(LeagueServicer(node), server)
@@ -146,6 +168,8 @@ async def start_server(
     for name in (*SERVICE_NAMES, ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    if front is not None:
+        return await _start_behind_front(node, server, health_servicer, bots, address, front, reuse_port)
     if tls is None:
         port = server.add_insecure_port(address)
     else:
@@ -159,3 +183,29 @@ async def start_server(
         raise OSError(f"could not bind {address}")
     await server.start()
     return GrpcServer(server, port, health_servicer)
+
+
+async def _start_behind_front(
+    node: ArenaNode,
+    server: grpc.aio.Server,
+    health_servicer: health.aio.HealthServicer,
+    bots: BotServicer,
+    address: str,
+    binary: Path,
+    reuse_port: bool,
+) -> GrpcServer:
+    folder = Path(tempfile.mkdtemp(prefix="arena-front-"))  # mode 0700: only this user reaches the sockets
+    try:
+        command, link, backend = front_command(binary, address, folder, node.limits, reuse_port)
+        if server.add_insecure_port(f"unix:{backend}") == 0:
+            raise OSError(f"could not bind unix:{backend}")
+        await server.start()
+        try:
+            started = await start_front(command, link, bots)
+        except OSError:
+            await server.stop(0)
+            raise
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return GrpcServer(server, started.port, health_servicer, started, folder)

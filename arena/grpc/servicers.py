@@ -22,6 +22,7 @@ from arena.games.lookup import get_game
 from arena.grpc import convert
 from arena.grpc.decode import Undecodable
 from arena.grpc.errors import details_for, status_for
+from arena.grpc.peers import client_peer
 from arena.node import ArenaNode
 from arena.referee.seat import DecisionRequest
 from arena.service.auth import registered_games
@@ -119,12 +120,12 @@ def admin_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
 
 def is_admin(node: ArenaNode, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
     """Whether the caller says the admin token, under its address's lockout (``ArenaNode.is_admin``)."""
-    return node.is_admin(admin_token(context), peer_address(context.peer()))
+    return node.is_admin(admin_token(context), peer_address(client_peer(context)))
 
 
 def check_admin(node: ArenaNode, context: grpc.aio.ServicerContext[Any, Any]) -> None:
     """Refuse a caller without the admin token, under its address's lockout (``ArenaNode.check_admin``)."""
-    node.check_admin(admin_token(context), peer_address(context.peer()))
+    node.check_admin(admin_token(context), peer_address(client_peer(context)))
 
 
 class BotServicer(bot_pb2_grpc.BotServiceServicer):
@@ -263,7 +264,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         peer's lockout (guessing); silence does not (the cap on streams awaiting a Hello bounds it).
         A locked-out peer holds a slot of that cap until its first message or the Hello timeout.
         """
-        peer = peer_address(context.peer())
+        peer = peer_address(client_peer(context))
         limits = self.node.limits
         try:
             self._pending.acquire(peer)
@@ -500,7 +501,7 @@ class RegistryServicer(registry_pb2_grpc.RegistryServiceServicer):
         """Register a bot; its token is returned once. Without the admin token, rate-limited per address."""
         admin = admin_token(context)
         if not is_admin(self.node, context):
-            self._registrations.check(peer_address(context.peer()), self.node.clock.now(), "bot registrations")
+            self._registrations.check(peer_address(client_peer(context)), self.node.clock.now(), "bot registrations")
         games = registered_games(request.games)
         token = await self.node.registry.register(request.name, admin, games)
         return registry_pb2.RegisterBotResponse(

@@ -89,6 +89,8 @@ class ServeConfig:
     each worker listens on a Unix socket for its siblings' relay messages (see ``siblings``)."""
     siblings: tuple[str, ...] = ()
     """The node ids of this worker's siblings, which it relays to over their sockets, not through Redis."""
+    front: Path | None = None
+    """The ``arena-front`` binary that listens on ``address`` for the node (``arena serve --front``)."""
 
 
 @dataclasses.dataclass
@@ -149,7 +151,7 @@ class RunningNode:
             await asyncio.wait_for(asyncio.gather(self.worker_task, self.heartbeat_task, self.relay_task), 5)
         if self.links is not None:
             self.links.close()
-        await self.grpc.server.stop(min(grace_seconds, 5.0))
+        await self.grpc.close(min(grace_seconds, 5.0))
         await self.redis.aclose()
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)
@@ -414,10 +416,10 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
 
     started.push_async_callback(stop_tasks)
     try:
-        server = await start_server(node, config.address, config.tls, reuse_port=config.shared_port)
+        server = await start_server(node, config.address, config.tls, reuse_port=config.shared_port, front=config.front)
     except (OSError, RuntimeError) as error:
         raise StartupError(f"cannot listen on {config.address}: {error}: check --address") from error
-    started.push_async_callback(server.server.stop, 0)
+    started.push_async_callback(server.close, 0)
     if asked_port == "0" and not config.advertise_address:  # the other nodes name the port the system chose
         node.nodes.address = startup.advertised_address(config.address, server.port, None)
         await node.nodes.beat(load())
