@@ -59,10 +59,6 @@ class Kind(enum.IntEnum):
     END = 5
 
 
-class StreamEndedError(Exception):
-    """Raised by ``LinkContext.abort``, as ``grpc.aio``'s abort raises: the stream has its status."""
-
-
 class Requests:
     """A relayed stream's messages from the bot, decoded; they end at its half-close."""
 
@@ -101,8 +97,9 @@ class LinkContext:
         self.link.send(Kind.DATA, self.ident, message if isinstance(message, bytes) else message.SerializeToString())
 
     async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        """End the stream with ``code`` and raise, as ``grpc.aio``'s abort does."""
         self.end(code, details)
-        raise StreamEndedError(details)
+        raise grpc.aio.AbortError(details)
 
     def end(self, code: grpc.StatusCode, details: str) -> None:
         """End the bot's stream with ``code`` (once; what was written before goes first)."""
@@ -178,7 +175,7 @@ class FrontLink(asyncio.Protocol):
         try:
             await self.servicer.Connect(context.requests, context)  # type: ignore[arg-type]
             context.end(grpc.StatusCode.OK, "")
-        except (StreamEndedError, asyncio.CancelledError):
+        except (grpc.aio.AbortError, asyncio.CancelledError):
             pass
         except Exception:  # a bug: the bot's stream ends, the node carries on
             log.exception("a relayed bot stream failed")
