@@ -138,21 +138,12 @@ def main() -> int:
     return 0
 
 
-def echo_floor(
-    count: int,
-    options: list[tuple[str, int]] | None = None,
-    per_channel: int = 50,
-    command: list[str] | None = None,
-    name: str = "grpc.aio",
-) -> float:
+def echo_floor(count: int, options: list[tuple[str, int]] | None = None, per_channel: int = 50) -> None:
     """The same for a bare ``grpc.aio`` echo server holding ``count`` idle streams (``per_channel`` per
     connection), with the channel arguments ``options``: what gRPC itself needs per stream, below
-    which no node can go. ``command`` runs another echo server (``name``), which prints its port.
-    Returns KiB per stream."""
+    which no node can go."""
     server = subprocess.Popen(
-        command or [sys.executable, str(HERE / "pingpong_server.py"), json.dumps(options or [])],
-        stdout=subprocess.PIPE,
-        text=True,
+        [sys.executable, str(HERE / "pingpong_server.py"), json.dumps(options or [])], stdout=subprocess.PIPE, text=True
     )
     try:
         assert server.stdout is not None
@@ -189,12 +180,10 @@ def echo_floor(
 
         rss = asyncio.run(hold())
         said = f", options {', '.join(f'{n}={v}' for n, v in options)}" if options else ""
-        per_stream = (rss - base) / count / 1024
         print(
-            f"bare {name} echo server, {count} idle streams, {per_channel} per connection{said}: "
-            f"{per_stream:.1f} KiB per stream"
+            f"bare grpc.aio echo server, {count} idle streams, {per_channel} per connection{said}: "
+            f"{(rss - base) / count / 1024:.1f} KiB per stream"
         )
-        return per_stream
     finally:
         server.kill()
         server.wait()

@@ -180,18 +180,14 @@ async def arena_rate(
     metrics_url: str | None = None,
     start_address: str | None = None,
     counting: Any = None,
-    node_address: str | None = None,
 ) -> Measure:
     """Decisions/s of ``concurrency`` groups of ``players`` SDK bots, each group always playing one
     match. The bots connect to ``address``; matches are started through ``start_address`` (the same
-    by default; another node of the arena refers them across nodes); the bots are registered at
-    ``node_address`` (by default ``address``: a front that relays only bot streams needs it)."""
+    by default; another node of the arena refers them across nodes)."""
     stamp = time.time_ns()
     pairs = [[f"bench-{concurrency}-{p}-{i}-{stamp}" for i in range(players)] for p in range(concurrency)]
     names = [name for pair in pairs for name in pair]
-    tokens = await asyncio.gather(
-        *(asyncio.to_thread(register_bot, node_address or address, name, admin) for name in names)
-    )
+    tokens = await asyncio.gather(*(asyncio.to_thread(register_bot, address, name, admin) for name in names))
     ended: asyncio.Queue[int] = asyncio.Queue()
     bots = [CountingRandomBot(1, ended, index // players) if index % players == 0 else CountingRandomBot(1, None, 0)
             for index in range(len(names))]  # fmt: skip
