@@ -84,6 +84,11 @@ _ACTION_REQUEST_FIELD = bot_pb2.ConnectResponse.DESCRIPTOR.fields_by_name["actio
 _OBSERVATION_FIELD = bot_pb2.ActionRequest.DESCRIPTOR.fields_by_name["observation"].number
 
 
+def encoded(message: bytes | Message) -> bytes:
+    """A bot stream message on the wire: the servicer writes the hot path's messages already encoded."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 def outgoing_to_wire(message: Outgoing) -> bytes:
     """A session message for a bot, as the bot stream's encoded ``ConnectResponse``.
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import grpc
 
+from arena.grpc.convert import encoded
 from arena.grpc.decode import Undecodable, tolerant
 from arena.grpc.peers import grpc_peer
 from arena.grpc.servicers import BotServicer
@@ -94,7 +95,7 @@ class LinkContext:
         return ()
 
     async def write(self, message: bytes | bot_pb2.ConnectResponse) -> None:
-        self.link.send(Kind.DATA, self.ident, message if isinstance(message, bytes) else message.SerializeToString())
+        self.link.send(Kind.DATA, self.ident, encoded(message))
 
     async def abort(self, code: grpc.StatusCode, details: str) -> None:
         """End the stream with ``code`` and raise, as ``grpc.aio``'s abort does."""
@@ -119,7 +120,6 @@ class FrontLink(asyncio.Protocol):
         self.streams: dict[int, tuple[LinkContext, asyncio.Task[None]]] = {}
         self.transport: asyncio.WriteTransport | None = None
         self.loop = asyncio.get_running_loop()
-        self.closed = self.loop.create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.WriteTransport)
@@ -128,8 +128,6 @@ class FrontLink(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         for _, task in list(self.streams.values()):
             task.cancel()
-        if not self.closed.done():
-            self.closed.set_result(None)
 
     def close(self) -> None:
         """Flush what is queued and close the link (the front then exits)."""
@@ -225,9 +223,7 @@ def front_command(
     return [*command, *(["--reuse-port"] if reuse_port else [])], link, backend
 
 
-async def start_front(
-    command: list[str], link_path: Path, servicer: BotServicer, preexec: list[str] | None = None
-) -> Front:
+async def start_front(command: list[str], link_path: Path, servicer: BotServicer) -> Front:
     """Listen on the link, start the front (``command``, from ``front_command``), and wait until it
     listens. Raises ``OSError`` if it cannot start or listen, with its reason."""
     links: list[FrontLink] = []
@@ -240,7 +236,7 @@ async def start_front(
     link_server = await asyncio.get_running_loop().create_unix_server(accepted, str(link_path))
     try:
         process = await asyncio.create_subprocess_exec(
-            *(preexec or []), *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+            *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )
     except OSError:
         link_server.close()

@@ -8,11 +8,11 @@ import tempfile
 from pathlib import Path
 
 import grpc
-from google.protobuf.message import Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.grpc.call_metrics import ErrorCountingInterceptor
+from arena.grpc.convert import encoded
 from arena.grpc.decode import DecodeErrorInterceptor
 from arena.grpc.front import Front, front_command, start_front
 from arena.grpc.ladders import LadderServicer
@@ -121,11 +121,6 @@ class GrpcServer:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def encoded(message: bytes | Message) -> bytes:
-    """A bot stream message on the wire: the servicer writes the hot path's messages already encoded."""
-    return message if isinstance(message, bytes) else message.SerializeToString()
-
-
 def _add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
     """``add_BotServiceServicer_to_server``, with a response serializer that passes encoded messages on."""
     handlers = {
@@ -169,6 +164,8 @@ async def start_server(
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     if front is not None:
+        if tls is not None:  # never serve in the clear what was asked for over TLS
+            raise OSError("the front serves no TLS yet")
         return await _start_behind_front(node, server, health_servicer, bots, address, front, reuse_port)
     if tls is None:
         port = server.add_insecure_port(address)

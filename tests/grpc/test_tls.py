@@ -141,3 +141,11 @@ async def test_the_admin_commands_reach_an_arena_that_wants_client_certificates(
             assert half.stderr.strip() == "arena register: --tls-client-cert and --tls-client-key go together"
         finally:
             await server.stop(0.5)
+
+
+async def test_a_server_asked_for_tls_and_a_front_refuses_rather_than_serve_in_the_clear(
+    certificate: TlsFiles, arena_redis: EmbeddedRedis, tmp_path: Path
+) -> None:
+    async with redis_node(arena_redis, None) as node:
+        with pytest.raises(OSError, match="the front serves no TLS yet"):
+            await start_server(node, "127.0.0.1:0", certificate, front=tmp_path / "arena-front")
