@@ -79,6 +79,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=20.0, help="counted window (under valgrind)")
+    parser.add_argument(
+        "--front", action="store_true", help="the node behind its front (arena serve --front); the front not counted"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
@@ -91,6 +94,8 @@ def main() -> int:
             importlib.util.find_spec("arena.web") is not None
         ):  # (an older checkout, measured for comparison, has no site)
             serve += ["--web-port", "0"]
+        if args.front:
+            serve += ["--front"]
         node = under_callgrind(serve, folder / "node.cg", env={**os.environ, "ARENA_ADMIN_TOKEN": admin})
         echo = under_callgrind([sys.executable, str(HERE / "pingpong_server.py")], folder / "echo.cg")
         try:

@@ -28,7 +28,7 @@ from arena.catalogue import azul, coloretto, fool, g5211
 from arena.catalogue.entry import GameEntry, Printer, WireCodec
 from arena.errors import UnknownGameError, WireError, echo
 from arena.v1 import observation_pb2
-from arena.wire.common import length_delimited
+from arena.wire.encode import length_delimited
 
 __all__ = [
     "DEFAULT_GAME",

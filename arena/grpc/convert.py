@@ -27,7 +27,7 @@ from arena.service.sessions import Outgoing, ProtocolNotice, Relayed
 from arena.store.match_index import MatchSummary, Phase
 from arena.v1 import bot_pb2, common_pb2, league_pb2, match_pb2, node_pb2, observation_pb2
 from arena.wire import common as wire_common
-from arena.wire.common import length_delimited
+from arena.wire import encode
 
 FAULTS: dict[Fault | None, common_pb2.Fault.ValueType] = {
     None: common_pb2.FAULT_UNSPECIFIED,
@@ -80,8 +80,13 @@ def outcome_to_proto(outcome: Outcome | None) -> common_pb2.Outcome:
     return common_pb2.Outcome() if outcome is None else wire_common.outcome_to_proto(outcome)
 
 
-_ACTION_REQUEST_FIELD = bot_pb2.ConnectResponse.DESCRIPTOR.fields_by_name["action_request"].number
-_OBSERVATION_FIELD = bot_pb2.ActionRequest.DESCRIPTOR.fields_by_name["observation"].number
+_REQUEST = bot_pb2.ActionRequest
+_ACTION_REQUEST = encode.key_of(bot_pb2.ConnectResponse, "action_request")
+_MATCH_ID, _SEQUENCE, _SEAT = (encode.key_of(_REQUEST, name) for name in ("match_id", "sequence", "seat"))
+_DEADLINE, _ALLOWANCE, _TIME_BANK = (encode.key_of(_REQUEST, name) for name in ("deadline", "allowance", "time_bank"))
+_OBSERVATION, _LEGAL_ACTIONS, _ACTION_HINT = (
+    encode.key_of(_REQUEST, name) for name in ("observation", "legal_actions", "action_hint")
+)
 
 
 def encoded(message: bytes | Message) -> bytes:
@@ -97,19 +102,18 @@ def outgoing_to_wire(message: Outgoing) -> bytes:
     message with no wire form (a ``KeepAlive`` is the servicer's to send).
     """
     if isinstance(message, DecisionRequest):
-        head = bot_pb2.ActionRequest(
-            match_id=message.match_id,
-            sequence=message.sequence,
-            seat=message.seat,
-            legal_actions=message.legal_actions,
-            action_hint=message.action_hint,
+        request = (
+            encode.text(_MATCH_ID, message.match_id),
+            encode.uint(_SEQUENCE, message.sequence),
+            encode.uint(_SEAT, message.seat),
+            encode.delimited(_DEADLINE, encode.timestamp(round(message.deadline * 1_000_000_000))),
+            encode.delimited(_ALLOWANCE, encode.duration(round(message.allowance * 1_000_000_000))),
+            encode.delimited(_TIME_BANK, encode.duration(round(message.time_bank * 1_000_000_000))),
+            encode.delimited(_OBSERVATION, catalogue.observation_to_wire(message.observation)),
+            encode.texts(_LEGAL_ACTIONS, message.legal_actions),
+            encode.text(_ACTION_HINT, message.action_hint),
         )
-        # Set in place: a Timestamp or Duration passed to the constructor is built, then copied.
-        head.deadline.FromNanoseconds(round(message.deadline * 1_000_000_000))
-        head.allowance.FromNanoseconds(round(message.allowance * 1_000_000_000))
-        head.time_bank.FromNanoseconds(round(message.time_bank * 1_000_000_000))
-        observation = length_delimited(_OBSERVATION_FIELD, catalogue.observation_to_wire(message.observation))
-        return length_delimited(_ACTION_REQUEST_FIELD, head.SerializeToString() + observation)
+        return encode.delimited(_ACTION_REQUEST, b"".join(request))
     if isinstance(message, Relayed):
         return message.payload
     return _outgoing_message(message).SerializeToString()

@@ -104,36 +104,6 @@ def outcome_from_proto(message: common_pb2.Outcome) -> Outcome:
     )
 
 
-# -- encoded fields ---------------------------------------------------------------------------------
-
-
-def length_delimited(field_number: int, payload: bytes) -> bytes:
-    """The wire bytes of a message (or bytes, or string) field holding ``payload``.
-
-    Protobuf parses concatenated encodings as one message, merged: a sub-message's fields may arrive
-    in several pieces and a repeated field's items in several runs. The hot path uses it to send
-    parts encoded once (a round already played) beside the parts encoded for each request.
-    """
-    tag = _TAGS.get(field_number)
-    if tag is None:
-        tag = _TAGS[field_number] = _varint((field_number << 3) | 2)
-    size = len(payload)
-    return tag + (_SMALL[size] if size < 0x80 else _varint(size)) + payload
-
-
-_TAGS: dict[int, bytes] = {}
-_SMALL: Final = tuple(bytes((size,)) for size in range(0x80))
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 # -- durations and timestamps ----------------------------------------------------------------------
 
 

@@ -71,19 +71,3 @@ def test_options_are_json_literals() -> None:
     assert wire.options_from_proto(text) == options
     # A hand-written value that is not JSON is a plain string.
     assert wire.options_from_proto({"mode": "fast", "long_game": "false"}) == {"mode": "fast", "long_game": False}
-
-
-@given(payload=st.binary(max_size=40_000), match_id=st.text(max_size=20_000))
-def test_a_length_delimited_field_is_what_protobuf_reads(payload: bytes, match_id: str) -> None:
-    """The hand-encoded fields of the bot stream's quick path parse back with protobuf's own parser,
-    at every length of the length's varint (a payload of up to 40 KB takes three bytes)."""
-    from google.protobuf import wrappers_pb2
-
-    from arena.v1 import bot_pb2
-    from arena.wire.common import length_delimited
-
-    assert wrappers_pb2.BytesValue.FromString(length_delimited(1, payload)).value == payload
-    request = bot_pb2.ActionRequest(match_id=match_id, legal_actions=["a", "b"])
-    field = bot_pb2.ConnectResponse.DESCRIPTOR.fields_by_name["action_request"].number
-    parsed = bot_pb2.ConnectResponse.FromString(length_delimited(field, request.SerializeToString()))
-    assert parsed == bot_pb2.ConnectResponse(action_request=request)
