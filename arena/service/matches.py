@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import logging
 import re
 import secrets
@@ -162,6 +163,8 @@ class MatchManager:
         """Matches that have ended whose record is being stored, each with the event set once it is: a
         client asking for the record meanwhile waits for it, rather than being told there is no such
         match or that it still runs (its bots may already have been told it ended)."""
+        self._finishing: dict[str, RunningMatch] = {}
+        """Matches that ended here and whose record is being stored: still listed as running."""
 
     async def start_when_free(self, game_name: str, bots: Sequence[str], wait_seconds: float, **kwargs: Any) -> str:
         """``start``, waiting up to ``wait_seconds`` for a busy bot's free slot (a match of this
@@ -352,6 +355,15 @@ class MatchManager:
 
     async def _run(self, match: Match, seal: str | None) -> MatchRecord:
         setup = match.setup
+        try:
+            return await self._run_and_keep(match, seal)
+        finally:  # listed until its record is stored: a list made in between has it in one phase
+            self._finishing.pop(setup.match_id, None)
+            if self.listing is not None:
+                self._chore(self.listing.ended(MatchSummary.of_record(match.record)))
+
+    async def _run_and_keep(self, match: Match, seal: str | None) -> MatchRecord:
+        setup = match.setup
         finished = False
         try:
             record = await match.run()
@@ -361,16 +373,16 @@ class MatchManager:
             await self._keep(match.record, seal)
             raise
         finally:
+            running = self.running.pop(setup.match_id, None)
             if finished:  # until its record is stored, a client asking for it waits (``record``)
                 self._storing[setup.match_id] = asyncio.Event()
-            running = self.running.pop(setup.match_id, None)
+                if running is not None:
+                    self._finishing[setup.match_id] = running
             if running is not None and running.deal is not None:
                 self._one_at_a_time.discard(running.deal)
             if self.slots is not None:
                 holders = running.holders if running is not None else list(setup.players)
                 self._chore(self.slots.release(setup.match_id, holders))
-            if self.listing is not None:
-                self._chore(self.listing.ended(MatchSummary.of_record(match.record)))
             self._ended.set()
             self._ended = asyncio.Event()
             if running is not None:
@@ -481,7 +493,7 @@ class MatchManager:
         first, after ``after`` (bounded by its bots' capacity)."""
         running = [
             info
-            for m in self.running.values()
+            for m in itertools.chain(self.running.values(), self._finishing.values())
             if m.seal is None and query.fits(info := MatchSummary.of_record(m.match.record, running=True))
         ]
         running.sort(key=lambda info: info.position, reverse=True)

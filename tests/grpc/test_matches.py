@@ -6,11 +6,15 @@ import asyncio
 
 import grpc
 import pytest
+import redis.asyncio as aioredis
 
 from arena.games import get_game
+from arena.referee.record import MatchRecord
+from arena.store.nodes import NodeDirectory
+from arena.store.running import RunningIndex
 from arena.v1 import common_pb2, match_pb2
 from arena.wire import record as wire_record
-from tests.grpc.harness import Arena
+from tests.grpc.harness import Arena, eventually
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -75,6 +79,35 @@ async def test_many_concurrent_matches_on_one_connection_each(arena: Arena) -> N
             assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
     listed = await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_size=100))
     assert {m.match_id for m in listed.matches} >= set(ids)
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["node-list", "redis-list"])
+async def test_a_match_that_ends_is_listed_until_its_record_is_stored(
+    arena: Arena, arena_client: aioredis.Redis, shared: bool
+) -> None:
+    """It was unlisted from the running matches before its record was stored, so a list made in
+    between (after the bots were told the result) had it nowhere. ``shared``: listed in Redis for
+    every node (``RunningIndex``, as ``arena serve`` has it), else from the node's own matches."""
+    manager = arena.node.matches
+    if shared:  # a node with a heartbeat: a list skips a dead node's matches
+        assert await NodeDirectory(arena_client, "node-1", arena.address).beat({})
+        manager.listing = RunningIndex(arena_client, "node-1")
+    store, listed_while_saving = manager.store, []
+    real_save = store.save
+
+    async def save(record: MatchRecord) -> None:  # the real store, observed as it stores
+        listed = await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_size=100))
+        listed_while_saving.append(record.match_id in {m.match_id for m in listed.matches})
+        await real_save(record)
+
+    store.save = save  # type: ignore[method-assign]
+    names = ["a", "b"]
+    for name in names:
+        await arena.connect(name)
+    match_id = await arena.start_match(names, seed=3)
+    await arena.bots[0].wait_ended(match_id)
+    await eventually(lambda: listed_while_saving)
+    assert listed_while_saving == [True]
 
 
 async def test_a_running_match_record_is_not_released(arena: Arena) -> None:
