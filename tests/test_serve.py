@@ -57,6 +57,34 @@ async def test_sigterm_aborts_running_matches_and_a_restart_keeps_everything(tmp
         await again.stop()
 
 
+def test_ctrl_c_in_a_terminal_stops_the_node_before_its_embedded_redis(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C signals its whole foreground process group. The embedded Redis was in
+    the node's group, so it got the signal too and exited at once. The node's watchdog then said
+    "embedded redis exited with 0; restarting" and started it again, in the middle of the shutdown
+    that stores the last records. Redis is the node's to stop, after the node has finished."""
+    import os
+    import sys
+
+    log = tmp_path / "serve.log"
+    command = [sys.executable, "-m", "arena.cli", "serve", "--address", f"127.0.0.1:{free_port()}"]
+    command += ["--data-dir", str(tmp_path / "data"), "--log-format", "text", "--web-port", "0"]
+    command += ["--metrics-address", f"127.0.0.1:{free_port()}", "--shutdown-grace", "0.5"]
+    with open(log, "ab") as stderr:  # a session of its own, as a shell gives a job
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("arena serving on "), log.read_text()
+        os.killpg(process.pid, signal.SIGINT)
+        assert process.wait(30) == 0, log.read_text()[-2000:]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    said = log.read_text()
+    assert "embedded redis exited" not in said
+    assert "stopped" in said
+
+
 async def _first_request(bot: RawBot) -> None:
     while not bot.messages("action_request"):  # noqa: ASYNC110 - polling a plain list
         await asyncio.sleep(0.01)

@@ -154,6 +154,9 @@ class EmbeddedRedis:
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 umask=0o077,  # its files are the user's alone
+                # Its own session: a terminal's Ctrl-C (a signal to the whole foreground group) is
+                # the node's to handle; the node stops Redis last, once its own shutdown is done.
+                start_new_session=True,
             )
         assert self.process.stdin is not None
         with contextlib.suppress(BrokenPipeError):  # it exited at once (a port taken meanwhile): see below
