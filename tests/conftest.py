@@ -11,9 +11,10 @@ import pytest
 
 from arena.store.embedded import EmbeddedRedis
 
-BUILT_FIRST = ("clients", "test_deploy_files.py", "test_front.py")
-"""The tests of what ``scripts/prebuild.sh`` builds (the kits, the deploy checker, the front): run
-last, so that ``make pytest``'s background build of them has had the rest of the suite's time."""
+BUILT_FIRST = ("clients", "test_deploy_files.py", "test_front.py", "grpc/test_tls.py")
+"""The tests of what ``scripts/prebuild.sh`` builds (the kits, the deploy checker, the front, which
+serves TLS too): run last, so that ``make pytest``'s background build of them has had the rest of the
+suite's time. Paths under ``tests/``."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -21,8 +22,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
 
     def needs_a_build(item: pytest.Item) -> bool:
-        parts = item.path.relative_to(tests).parts if item.path.is_relative_to(tests) else ()
-        return bool(parts) and parts[0] in BUILT_FIRST
+        if not item.path.is_relative_to(tests):
+            return False
+        path = item.path.relative_to(tests)
+        return any(path.is_relative_to(built) for built in BUILT_FIRST)
 
     items.sort(key=needs_a_build)
 

@@ -2,7 +2,9 @@
 
 The front relays the bot streams to the node over its link and proxies every other call to the
 node's gRPC server, naming the client; these tests play matches through it, check that the node
-counts each call against the client's address (never one a client names itself), and stop it.
+counts each call against the client's address (never one a client names itself), that it closes
+the connections that hold a slot for nothing (no handshake in time, or no call open for a while)
+but not a bot's, however quiet, and stop it.
 """
 
 from __future__ import annotations
@@ -12,29 +14,38 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.cli.admin import register_bot
 from arena.cli.main import built_front
 from arena.grpc.peers import FRONT_PEER_HEADER
-from arena.serve.launch import serving
+from arena.serve.launch import READY, serving
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.buildlock import build_lock
 from tests.grpc.rawbot import RawBot
 
 FRONT = built_front()
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+"""What every HTTP/2 client sends first."""
+SETTINGS = bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""An empty HTTP/2 SETTINGS frame (length 0, type 4, no flags, stream 0)."""
+GOAWAY = 7
+"""The HTTP/2 frame type of a GOAWAY."""
+TIMEOUTS = ("--handshake-timeout-seconds", "1", "--idle-connection-seconds", "1")
 BUILD_TIMEOUT = 900.0
 """A cold ``cargo build --release`` of the front compiles tonic and tokio: minutes on two cores."""
 
 
-@pytest.fixture(scope="module")
-def front() -> Path:
-    """The front, built (``scripts/prebuild.sh`` may be building it: its lock is waited for)."""
+def build_front() -> Path:
+    """Build the front (``scripts/prebuild.sh`` may be building it: its lock is waited for); its path."""
     folder = FRONT.parents[2]
     with build_lock(folder, BUILD_TIMEOUT):
         built = subprocess.run(
@@ -49,6 +60,12 @@ def front() -> Path:
         pytest.fail(f"make front failed ({built.returncode}):\n{(built.stdout + built.stderr)[-4000:]}")
     assert os.access(FRONT, os.X_OK)
     return FRONT
+
+
+@pytest.fixture(scope="module")
+def front() -> Path:
+    """The front, built."""
+    return build_front()
 
 
 @contextmanager
@@ -70,6 +87,43 @@ async def stream_ended(bot: RawBot) -> None:
     """Wait for the server to end ``bot``'s stream (its ``error`` says how)."""
     assert bot._task is not None
     await asyncio.wait_for(bot._task, 10)
+
+
+async def read_until_closed(address: str, send: bytes, seconds: float = 5.0) -> tuple[bytes, float]:
+    """Connect a raw TCP socket to ``address``, send ``send`` and then nothing, and read until the
+    server closes it: what it sent and how long it took. A reset counts as closed."""
+    host, port = address.rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    started = time.monotonic()
+    received = b""
+    try:
+        writer.write(send)
+        await writer.drain()
+        while chunk := await asyncio.wait_for(reader.read(65536), started + seconds - time.monotonic()):
+            received += chunk
+    except ConnectionResetError:
+        pass
+    except TimeoutError:
+        raise AssertionError(f"the server left the connection open {seconds} s") from None
+    finally:
+        writer.close()
+    return received, time.monotonic() - started
+
+
+async def check_health(channel: grpc.aio.Channel) -> None:
+    """One unary call, proxied to the node: its health check, which says SERVING."""
+    health: Any = health_pb2_grpc.HealthStub(channel)  # the type stubs leave out its methods
+    response = await health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+    assert response.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def frame_types(data: bytes) -> list[int]:
+    """The types of the HTTP/2 frames in ``data``, in order."""
+    types, at = [], 0
+    while at + 9 <= len(data):
+        types.append(data[at + 3])
+        at += 9 + int.from_bytes(data[at : at + 3])
+    return types
 
 
 def running(pid: int) -> bool:
@@ -145,11 +199,106 @@ async def test_sigterm_ends_the_bots_streams_and_the_front(front: Path, tmp_path
         assert not running(pid), "the front outlived its node"
 
 
+def in_a_session(command: list[str], log: Path) -> tuple[subprocess.Popen[str], str]:
+    """Start ``command`` in a session of its own, as a shell starts a job; its first line."""
+    with open(log, "ab") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True)
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+async def test_ctrl_c_in_a_terminal_tells_the_bots_the_node_is_shutting_down(front: Path, tmp_path: Path) -> None:
+    """A terminal's Ctrl-C signals its whole foreground process group. The front was in its node's
+    group, so it died of the signal at once and its bots' streams broke, where a shutdown tells them
+    the node is shutting down. The front is the node's to stop."""
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "arena.cli", "serve", "--address", "127.0.0.1:0", "--data-dir", str(data)]
+    command += ["--front", "--log-format", "text", "--shutdown-grace", "0.5", "--metrics-address", ""]
+    node, line = await asyncio.to_thread(in_a_session, command, tmp_path / "serve.log")
+    try:
+        address = line.removeprefix(READY)
+        token = await asyncio.to_thread(register_bot, address, "p", (data / "admin-token").read_text().strip())
+        bot = RawBot(address, token).start()
+        await asyncio.wait_for(bot.welcomed.wait(), 10)
+        os.killpg(node.pid, signal.SIGINT)
+        assert await asyncio.to_thread(node.wait, 20) == 0
+        await stream_ended(bot)
+        assert bot.error is not None
+        assert bot.error.code() == grpc.StatusCode.UNAVAILABLE
+        assert "shutting down" in (bot.error.details() or "")
+    finally:
+        if node.poll() is None:
+            os.killpg(node.pid, signal.SIGKILL)
+            node.wait()
+
+
+async def test_a_connection_that_sends_nothing_is_closed_after_the_handshake_timeout_and_frees_its_slot(
+    front: Path, tmp_path: Path
+) -> None:
+    with behind_front(tmp_path, *TIMEOUTS, "--max-connections", "1") as (_, address, _):
+        received, seconds = await read_until_closed(address, b"")
+        assert received == b""
+        assert seconds > 0.5
+        # The one connection allowed is free again.
+        async with grpc.aio.insecure_channel(address) as channel:
+            await check_health(channel)
+
+
+async def test_a_connection_that_sends_part_of_the_preface_or_something_else_is_closed(
+    front: Path, tmp_path: Path
+) -> None:
+    with behind_front(tmp_path, *TIMEOUTS) as (_, address, _):
+        sent = (PREFACE[:16], PREFACE[:-1], b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        for received, _ in await asyncio.gather(*(read_until_closed(address, each) for each in sent)):
+            assert received == b""
+
+
+async def test_a_connection_with_no_call_open_is_sent_a_goaway_and_closed_after_the_idle_timeout(
+    front: Path, tmp_path: Path
+) -> None:
+    with behind_front(tmp_path, *TIMEOUTS) as (_, address, _):
+        # Past the handshake, no call: the server's SETTINGS, then its GOAWAY, then the close.
+        received, seconds = await read_until_closed(address, PREFACE + SETTINGS)
+        types = frame_types(received)
+        assert types[0] == 4
+        assert GOAWAY in types
+        assert seconds > 0.5
+        # A client that made a call and then none: its channel sees the connection go.
+        async with grpc.aio.insecure_channel(address) as channel:
+            await check_health(channel)
+            assert channel.get_state() == grpc.ChannelConnectivity.READY
+            await asyncio.wait_for(channel.wait_for_state_change(grpc.ChannelConnectivity.READY), 5)
+            assert channel.get_state() != grpc.ChannelConnectivity.READY
+
+
+async def test_a_quiet_bot_stream_keeps_its_connection_past_the_idle_timeout_and_plays(
+    front: Path, tmp_path: Path
+) -> None:
+    with behind_front(tmp_path, *TIMEOUTS) as (_, address, admin):
+        tokens = {name: await asyncio.to_thread(register_bot, address, name, admin) for name in ("p", "q")}
+        bots = [RawBot(address, tokens[name]).start() for name in tokens]
+        for bot in bots:
+            await asyncio.wait_for(bot.welcomed.wait(), 10)
+        await asyncio.sleep(2.5)
+        for bot in bots:
+            assert bot.channel is not None
+            assert bot.channel.get_state() == grpc.ChannelConnectivity.READY
+            assert bot._task is not None and not bot._task.done()
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            request = match_pb2.StartMatchRequest(game="5211", bot_names=["p", "q"], seed=5)
+            started = await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
+            ended = await bots[0].wait_ended(started.match_id)
+            assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+        for bot in bots:
+            assert bot.error is None
+            await bot.stop()
+
+
 @pytest.mark.parametrize(
     ("flags", "said"),
     [
         (["--front", "/nonexistent/arena-front"], "arena serve: --front: no arena-front program at /nonexistent"),
-        (["--front", "--tls-cert", "c.pem", "--tls-key", "k.pem"], "arena serve: --front serves no TLS yet"),
     ],
 )
 def test_serve_refuses_a_front_it_cannot_start_in_one_line(tmp_path: Path, flags: list[str], said: str) -> None:

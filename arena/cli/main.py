@@ -138,9 +138,6 @@ def _serve(args: argparse.Namespace) -> int:
     front = None
     if args.front is not None:
         front = Path(args.front) if args.front else built_front()
-        if args.tls_cert:
-            print("arena serve: --front serves no TLS yet: drop --tls-cert or --front", file=sys.stderr)
-            return 2
         if not os.access(front, os.X_OK):
             print(
                 f"arena serve: --front: no arena-front program at {front}: build it with `make front`", file=sys.stderr
@@ -905,7 +902,7 @@ def build_parser() -> argparse.ArgumentParser:
         const="",
         metavar="PATH",
         help="listen through arena-front, the compiled front (front/; `make front` builds it, the default PATH): "
-        "about half the node's CPU a decision and a third of its memory a bot; no TLS yet",
+        "about half the node's CPU a decision and a third of its memory a bot",
     )
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", help="PEM private key for --tls-cert")

@@ -26,6 +26,7 @@ import enum
 import logging
 import struct
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 
@@ -36,6 +37,9 @@ from arena.grpc.servicers import BotServicer
 from arena.service.limits import Limits
 from arena.service.outbox import Outbox
 from arena.v1 import bot_pb2
+
+if TYPE_CHECKING:
+    from arena.grpc.server import TlsFiles
 
 log = logging.getLogger(__name__)
 
@@ -211,15 +215,22 @@ class Front:
 
 
 def front_command(
-    binary: Path, address: str, folder: Path, limits: Limits, reuse_port: bool
+    binary: Path, address: str, folder: Path, limits: Limits, reuse_port: bool, tls: TlsFiles | None = None
 ) -> tuple[list[str], Path, Path]:
-    """The front's command line, with its link's and the node's gRPC socket in ``folder``."""
+    """The front's command line, with its link's and the node's gRPC socket in ``folder``; with
+    ``tls``, the front serves TLS (mutual TLS with its ``client_ca``)."""
     link, backend = folder / "link.sock", folder / "grpc.sock"
     command = [str(binary), "--listen", address, "--node", str(link), "--backend", str(backend)]
     command += ["--max-connections", str(limits.max_connections)]
     command += ["--max-streams-per-connection", str(limits.max_streams_per_connection)]
     command += ["--keepalive-seconds", f"{limits.keepalive_seconds:g}"]
     command += ["--keepalive-timeout-seconds", f"{limits.keepalive_timeout_seconds:g}"]
+    command += ["--handshake-timeout-seconds", f"{limits.handshake_timeout_seconds:g}"]
+    command += ["--idle-connection-seconds", f"{limits.idle_connection_seconds:g}"]
+    if tls is not None:
+        command += ["--tls-cert", str(tls.cert), "--tls-key", str(tls.key)]
+        if tls.client_ca is not None:
+            command += ["--tls-client-ca", str(tls.client_ca)]
     return [*command, *(["--reuse-port"] if reuse_port else [])], link, backend
 
 
@@ -235,8 +246,11 @@ async def start_front(command: list[str], link_path: Path, servicer: BotServicer
 
     link_server = await asyncio.get_running_loop().create_unix_server(accepted, str(link_path))
     try:
-        process = await asyncio.create_subprocess_exec(
-            *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        process = await asyncio.create_subprocess_exec(  # a session of its own: a terminal's Ctrl-C
+            *command,  # is the node's to handle, and the front exits once the node closes its link
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
         )
     except OSError:
         link_server.close()

@@ -142,7 +142,7 @@ async def start_server(
     """Build and start the server on ``address`` (port 0 picks a free port); ``reuse_port`` shares
     the port with sibling workers. With ``front`` (the ``arena-front`` binary), the front listens on
     ``address`` and the server on a Unix socket beside its link, in a private folder
-    (``arena.grpc.front``); the front serves no TLS.
+    (``arena.grpc.front``); the front serves the TLS, if any.
 
     Raises ``OSError`` if the address cannot be bound or the front cannot start.
     """
@@ -164,9 +164,7 @@ async def start_server(
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     if front is not None:
-        if tls is not None:  # never serve in the clear what was asked for over TLS
-            raise OSError("the front serves no TLS yet")
-        return await _start_behind_front(node, server, health_servicer, bots, address, front, reuse_port)
+        return await _start_behind_front(node, server, health_servicer, bots, address, front, reuse_port, tls)
     if tls is None:
         port = server.add_insecure_port(address)
     else:
@@ -190,10 +188,11 @@ async def _start_behind_front(
     address: str,
     binary: Path,
     reuse_port: bool,
+    tls: TlsFiles | None,
 ) -> GrpcServer:
     folder = Path(tempfile.mkdtemp(prefix="arena-front-"))  # mode 0700: only this user reaches the sockets
     try:
-        command, link, backend = front_command(binary, address, folder, node.limits, reuse_port)
+        command, link, backend = front_command(binary, address, folder, node.limits, reuse_port, tls)
         if server.add_insecure_port(f"unix:{backend}") == 0:
             raise OSError(f"could not bind unix:{backend}")
         await server.start()

@@ -6,45 +6,48 @@
 //! - Every other call (unary or streaming, any service) is proxied unchanged, as HTTP/2, to the
 //!   node's gRPC server on a second Unix socket (`--backend`), with the client's address in the
 //!   `x-arena-peer` header. If that server cannot be reached, the call ends UNAVAILABLE.
+//! - The clients' connections are capped, closed when their handshake is late or they have had no
+//!   call open for a while (`listener.rs`), and served over TLS if asked (`tls.rs`).
 //!
 //! The link's frames, both ways: a little-endian u32 length (of what follows), a u8 kind and a u32
 //! stream id, then the payload (OPEN: the client's `IP:PORT`, IPv6 as `[IP]:PORT`; DATA: one
 //! encoded message; HALF_CLOSE and CANCEL: none; END: a u32 status code and the details).
 //!
-//! The first line on stdout is `listening on HOST:PORT`. A bad flag, an address that cannot be
-//! bound or a link that cannot be dialled: one line on stderr and exit status 2. When the node
-//! closes the link (it stopped), the front exits with status 0.
+//! The first line on stdout is `listening on HOST:PORT`. A bad flag, a TLS file that cannot be
+//! used, an address that cannot be bound or a link that cannot be dialled: one line on stderr and
+//! exit status 2. When the node closes the link (it stopped), the front exits with status 0.
 
 use bytes::{Buf, BufMut, Bytes};
 use http::header::{HeaderName, HeaderValue};
 use http_body::{Frame as BodyFrame, SizeHint};
 use hyper::body::Incoming;
 use hyper::client::conn::http2::SendRequest;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use listener::{Peer, Routed, Serving, accept, bind};
 use std::collections::{HashMap, VecDeque};
-use std::convert::Infallible;
-use std::future::{Future, Ready, ready};
+use std::future::{Ready, ready};
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, ReadBuf};
+use tls::TlsFiles;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{TcpListener, TcpSocket, TcpStream, UnixStream};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio_stream::Stream;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::body::Body;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::server::Grpc;
-use tonic::transport::server::{Connected, TcpConnectInfo};
 use tonic::{Code, Status, Streaming};
-use tower::ServiceExt;
+
+mod listener;
+mod tls;
 
 // The link's frame kinds, both ways (see arena/grpc/front.py).
 const OPEN: u8 = 1;
@@ -60,7 +63,6 @@ const UNREACHABLE: &str = "the node is not reachable";
 /// tonic's per-call codec buffer; its 8 KiB default dominates an idle stream's memory.
 const CODEC_BUFFER: usize = 256;
 const CODEC_YIELD: usize = 32 * 1024;
-const BACKLOG: u32 = 1024;
 
 /// The node closed or broke the link: it stopped, and so does its front.
 fn link_gone() -> ! {
@@ -95,11 +97,18 @@ struct Config {
     keepalive: Option<Duration>,
     keepalive_timeout: Duration,
     max_message_bytes: usize,
+    /// A connection without its preface (TLS handshake and preface, with TLS) by then is closed.
+    handshake_timeout: Duration,
+    /// A connection with no call open this long is sent a GOAWAY.
+    idle_timeout: Duration,
+    /// None: plain TCP.
+    tls: Option<TlsFiles>,
 }
 
 const USAGE: &str = "usage: arena-front --listen HOST:PORT --node SOCKET --backend SOCKET [--reuse-port] \
 [--max-connections N] [--max-streams-per-connection N] [--keepalive-seconds S] \
-[--keepalive-timeout-seconds S] [--max-message-bytes N]";
+[--keepalive-timeout-seconds S] [--max-message-bytes N] [--handshake-timeout-seconds S] \
+[--idle-connection-seconds S] [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]";
 
 fn positive<T: std::str::FromStr + PartialOrd + Default>(flag: &str, value: &str) -> T {
     match value.parse::<T>() {
@@ -133,8 +142,12 @@ fn parse_args(args: impl Iterator<Item = String>) -> Config {
         keepalive: Some(Duration::from_secs(30)),
         keepalive_timeout: Duration::from_secs(20),
         max_message_bytes: 64 * 1024,
+        handshake_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(60),
+        tls: None,
     };
     let (mut listen, mut node, mut backend) = (None, None, None);
+    let (mut cert, mut key, mut client_ca) = (None, None, None);
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
         let Some(flag) = arg.strip_prefix("--") else {
@@ -165,6 +178,11 @@ fn parse_args(args: impl Iterator<Item = String>) -> Config {
             "keepalive-seconds",
             "keepalive-timeout-seconds",
             "max-message-bytes",
+            "handshake-timeout-seconds",
+            "idle-connection-seconds",
+            "tls-cert",
+            "tls-key",
+            "tls-client-ca",
         ];
         if !known.contains(&flag) {
             refuse(format!("unknown flag {arg:?}; {USAGE}"));
@@ -187,6 +205,11 @@ fn parse_args(args: impl Iterator<Item = String>) -> Config {
             }
             "keepalive-timeout-seconds" => config.keepalive_timeout = seconds(flag, &value, false),
             "max-message-bytes" => config.max_message_bytes = positive(flag, &value),
+            "handshake-timeout-seconds" => config.handshake_timeout = seconds(flag, &value, false),
+            "idle-connection-seconds" => config.idle_timeout = seconds(flag, &value, false),
+            "tls-cert" => cert = Some(PathBuf::from(value)),
+            "tls-key" => key = Some(PathBuf::from(value)),
+            "tls-client-ca" => client_ca = Some(PathBuf::from(value)),
             _ => unreachable!(),
         }
     }
@@ -197,123 +220,20 @@ fn parse_args(args: impl Iterator<Item = String>) -> Config {
             Some(_) => {}
         }
     }
+    config.tls = match (cert, key) {
+        (Some(cert), Some(key)) => Some(TlsFiles {
+            cert,
+            key,
+            client_ca,
+        }),
+        (None, None) if client_ca.is_none() => None,
+        (None, None) => refuse("--tls-client-ca needs --tls-cert and --tls-key"),
+        _ => refuse("--tls-cert and --tls-key go together"),
+    };
     config.listen = listen.unwrap_or_default();
     config.node = PathBuf::from(node.unwrap_or_default());
     config.backend = PathBuf::from(backend.unwrap_or_default());
     config
-}
-
-// ---- the listener: our own accept loop, to cap the open connections ----
-
-/// Binds `address` (`HOST:PORT`, `[V6]:PORT`; port 0 for any), SO_REUSEPORT if asked.
-async fn bind(address: &str, reuse_port: bool) -> std::io::Result<TcpListener> {
-    let resolved: SocketAddr = match address.parse() {
-        Ok(resolved) => resolved,
-        Err(_) => tokio::net::lookup_host(address)
-            .await?
-            .next()
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address"))?,
-    };
-    let socket = if resolved.is_ipv4() {
-        TcpSocket::new_v4()?
-    } else {
-        TcpSocket::new_v6()?
-    };
-    socket.set_reuseaddr(true)?;
-    if reuse_port {
-        socket.set_reuseport(true)?;
-    }
-    socket.bind(resolved)?;
-    socket.listen(BACKLOG)
-}
-
-/// One open client connection's share of the cap, given back when its IO is dropped.
-struct Slot(Arc<AtomicUsize>);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// An accepted client connection, counted while open.
-struct Conn {
-    io: TcpStream,
-    _slot: Slot,
-}
-
-impl AsyncRead for Conn {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Conn {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
-    }
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
-    }
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_flush(cx)
-    }
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
-    }
-}
-
-impl Connected for Conn {
-    type ConnectInfo = TcpConnectInfo;
-    fn connect_info(&self) -> TcpConnectInfo {
-        self.io.connect_info()
-    }
-}
-
-/// Accepts connections for the server; one accepted while `max` are open is closed at once.
-async fn accept(listener: TcpListener, max: usize, conns: mpsc::Sender<std::io::Result<Conn>>) {
-    let open = Arc::new(AtomicUsize::new(0));
-    loop {
-        match listener.accept().await {
-            Ok((io, _)) => {
-                if open.load(Ordering::Relaxed) >= max {
-                    drop(io);
-                    continue;
-                }
-                open.fetch_add(1, Ordering::Relaxed);
-                let conn = Conn {
-                    io,
-                    _slot: Slot(open.clone()),
-                };
-                let _ = conn.io.set_nodelay(true);
-                if conns.send(Ok(conn)).await.is_err() {
-                    return;
-                }
-            }
-            Err(err) => match err.kind() {
-                std::io::ErrorKind::ConnectionAborted
-                | std::io::ErrorKind::ConnectionReset
-                | std::io::ErrorKind::Interrupted => {}
-                // Out of descriptors or memory: wait a little rather than spin.
-                _ => tokio::time::sleep(Duration::from_millis(50)).await,
-            },
-        }
-    }
 }
 
 // ---- pass-through codec: messages go on as they came, the front decodes nothing ----
@@ -556,7 +476,11 @@ impl tower::Service<tonic::Request<Streaming<Bytes>>> for Connect {
     }
     fn call(&mut self, request: tonic::Request<Streaming<Bytes>>) -> Self::Future {
         let mux = self.0.clone();
-        let address = request.remote_addr().map(peer_name).unwrap_or_default();
+        let address = request
+            .extensions()
+            .get::<Peer>()
+            .map(|peer| peer_name(peer.0))
+            .unwrap_or_default();
         let mut inbound = request.into_inner();
         let shared = Arc::new(Shared::default());
         let id = mux.next.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
@@ -662,10 +586,7 @@ impl Backend {
     }
 
     async fn proxy(self: Arc<Self>, request: http::Request<Body>) -> http::Response<Body> {
-        let peer = request
-            .extensions()
-            .get::<TcpConnectInfo>()
-            .and_then(|info| info.remote_addr());
+        let peer = request.extensions().get::<Peer>().map(|peer| peer.0);
         let (mut parts, body) = request.into_parts();
         let mut uri = parts.uri.into_parts();
         if uri.scheme.is_none() {
@@ -789,21 +710,16 @@ struct Front {
     backend: Arc<Backend>,
 }
 
-impl tower::Service<http::Request<Body>> for Front {
-    type Response = http::Response<Body>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
+impl Front {
+    /// A call's response: a bot stream's relayed, any other call's proxied.
+    fn route(&self, request: http::Request<Body>) -> Routed {
         if request.uri().path() == CONNECT {
             let mut grpc = Grpc::new(self.codec).max_decoding_message_size(self.max_message_bytes);
             let connect = Connect(self.mux.clone());
-            Box::pin(async move { Ok(grpc.streaming(connect, request).await) })
+            Box::pin(async move { grpc.streaming(connect, request).await })
         } else {
             let backend = self.backend.clone();
-            Box::pin(async move { Ok(backend.proxy(request).await) })
+            Box::pin(backend.proxy(request))
         }
     }
 }
@@ -811,6 +727,10 @@ impl tower::Service<http::Request<Body>> for Front {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let config = parse_args(std::env::args().skip(1));
+    let tls = config
+        .tls
+        .as_ref()
+        .map(|files| tls::acceptor(files).unwrap_or_else(|err| refuse(err)));
 
     let listener = match bind(&config.listen, config.reuse_port).await {
         Ok(listener) => listener,
@@ -841,9 +761,6 @@ async fn main() {
         generation: AtomicU64::new(0),
     });
 
-    let (conns, incoming) = mpsc::channel(16);
-    tokio::spawn(accept(listener, config.max_connections, conns));
-
     {
         let mut out = std::io::stdout().lock();
         if writeln!(out, "listening on {address}")
@@ -854,25 +771,23 @@ async fn main() {
         }
     }
 
-    // Every path reaches the front's own routing (tonic's router matches on service names).
-    let front = Front {
-        codec: BytesCodec(BufferSettings::new(CODEC_BUFFER, CODEC_YIELD)),
-        max_message_bytes: config.max_message_bytes,
-        mux,
-        backend,
-    };
-    let router = axum::Router::new()
-        .fallback_service(front.map_request(|r: http::Request<axum::body::Body>| r.map(Body::new)));
-    let result = tonic::transport::Server::builder()
+    let mut http2 = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+    http2
+        .timer(TokioTimer::new())
         .max_concurrent_streams(config.max_streams_per_connection)
-        .http2_keepalive_interval(config.keepalive)
-        .http2_keepalive_timeout(Some(config.keepalive_timeout))
-        .tcp_nodelay(true)
-        .add_routes(tonic::service::Routes::from(router))
-        .serve_with_incoming(ReceiverStream::new(incoming))
-        .await;
-    if let Err(err) = result {
-        eprintln!("arena-front: serve: {err}");
-        std::process::exit(1);
-    }
+        .keep_alive_interval(config.keepalive)
+        .keep_alive_timeout(config.keepalive_timeout);
+    let serving = Serving {
+        http2,
+        handshake_timeout: config.handshake_timeout,
+        idle_timeout: config.idle_timeout,
+        tls,
+        front: Front {
+            codec: BytesCodec(BufferSettings::new(CODEC_BUFFER, CODEC_YIELD)),
+            max_message_bytes: config.max_message_bytes,
+            mux,
+            backend,
+        },
+    };
+    accept(listener, config.max_connections, Arc::new(serving)).await;
 }
