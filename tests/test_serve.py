@@ -61,7 +61,10 @@ def test_ctrl_c_in_a_terminal_stops_the_node_before_its_embedded_redis(tmp_path:
     """A terminal's Ctrl-C signals its whole foreground process group. The embedded Redis was in
     the node's group, so it got the signal too and exited at once. The node's watchdog then said
     "embedded redis exited with 0; restarting" and started it again, in the middle of the shutdown
-    that stores the last records. Redis is the node's to stop, after the node has finished."""
+    that stores the last records. Redis is the node's to stop, after the node has finished.
+
+    The signal is sent as soon as the node says it serves: it said so before it took SIGTERM and
+    SIGINT over, and a signal on that line killed it without a shutdown (exit 130)."""
     import os
     import sys
 

@@ -481,13 +481,13 @@ async def serve(config: ServeConfig, on_ready: Callable[[RunningNode], None] | N
     """Run a node until SIGTERM or SIGINT, then shut down gracefully."""
     running = await start_node(config)
     tune_garbage_collector()
-    if on_ready is not None:
-        on_ready(running)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError):
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before it says it serves: a SIGTERM sent on that
+        with contextlib.suppress(NotImplementedError):  # line killed it without a shutdown
             loop.add_signal_handler(sig, stop.set)
+    if on_ready is not None:
+        on_ready(running)
     stopped, lost = asyncio.ensure_future(stop.wait()), asyncio.ensure_future(running.lost_id.wait())
     await asyncio.wait([stopped, lost], return_when=asyncio.FIRST_COMPLETED)
     stopped.cancel()
