@@ -13,7 +13,7 @@ from the arena's bot directory in Redis, so the 2-worker figure is split into ma
 are on the same worker and matches across workers.
 
 Figures (goals of issue 17): (2) 2 workers / 1 worker >= 1.6; (3) bots on two nodes / one node >= 0.5.
-Run: ``python benchmarks/bench_workers.py [--concurrency 64] [--seconds 8] [--bots go|python]``.
+Run: ``python benchmarks/bench_workers.py [--concurrency 64] [--seconds 8] [--bots go|python] [--front]``.
 """
 
 from __future__ import annotations
@@ -122,10 +122,13 @@ async def register(address: str, prefix: str, count: int) -> list[tuple[str, str
 
 
 @contextlib.contextmanager
-def serving(redis_url: str, port: int, node_id: str, data: Path, workers: int) -> Iterator[subprocess.Popen[str]]:
+def serving(
+    redis_url: str, port: int, node_id: str, data: Path, workers: int, front: bool = False
+) -> Iterator[subprocess.Popen[str]]:
     args = ["--address", f"127.0.0.1:{port}", "--redis", redis_url, "--node-id", node_id, "--workers", str(workers)]
     args += ["--admin-token", ADMIN, "--data-dir", str(data), "--metrics-address", "", "--log-level", "warning"]
     args += ["--max-pending-hellos-per-peer", "1024", "--shutdown-grace", "2", "--web-port", "0"]
+    args += ["--front"] if front else []
     process = start_serve(args, log=data.with_suffix(".log"))[0]
     try:
         yield process
@@ -261,6 +264,11 @@ def main() -> int:
         choices=[kind.value for kind in BotsKind],
         help="the load-test bots: the Go kit's bin/loadbots (default, when it builds) or arena.cli.loadtest_bots",
     )
+    parser.add_argument(
+        "--front",
+        action="store_true",
+        help="each node or worker behind its front (arena serve --front), counted with it",
+    )
     args = parser.parse_args()
     kind = BotsKind(args.bots) if args.bots else None
     if kind is not BotsKind.PYTHON:
@@ -283,7 +291,7 @@ def main() -> int:
         for workers in (1, 2):
             port = free_port()
             address = f"127.0.0.1:{port}"
-            with serving(redis.url, port, f"w{workers}", folder / f"w{workers}", workers) as server:
+            with serving(redis.url, port, f"w{workers}", folder / f"w{workers}", workers, args.front) as server:
                 rates[workers] = asyncio.run(
                     measure(
                         redis.url,
@@ -304,8 +312,8 @@ def main() -> int:
         ports = [free_port(), free_port()]
         a, b = (f"127.0.0.1:{p}" for p in ports)
         with (
-            serving(redis.url, ports[0], "na", folder / "na", 1) as first,
-            serving(redis.url, ports[1], "nb", folder / "nb", 1) as second,
+            serving(redis.url, ports[0], "na", folder / "na", 1, args.front) as first,
+            serving(redis.url, ports[1], "nb", folder / "nb", 1, args.front) as second,
         ):
             pids = [first.pid, second.pid]
             one = asyncio.run(
