@@ -134,20 +134,34 @@ def running(pid: int) -> bool:
         return False
 
 
+async def welcomed_bots(address: str, admin: str) -> list[RawBot]:
+    """Bots "p" and "q", registered, connected and welcomed."""
+    tokens = {name: await asyncio.to_thread(register_bot, address, name, admin) for name in ("p", "q")}
+    bots = [RawBot(address, tokens[name]).start() for name in tokens]
+    for bot in bots:
+        await asyncio.wait_for(bot.welcomed.wait(), 10)
+    return bots
+
+
+async def play_a_match(address: str, admin: str, bots: list[RawBot]) -> str:
+    """A 5211 match between "p" and "q" (``bots``), played to its normal end; its id."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = match_pb2_grpc.MatchServiceStub(channel)
+        request = match_pb2.StartMatchRequest(game="5211", bot_names=["p", "q"], seed=5)
+        started = await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
+    ended = await bots[0].wait_ended(started.match_id)
+    assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+    return started.match_id
+
+
 async def test_bots_play_a_match_through_the_front(front: Path, tmp_path: Path) -> None:
     with behind_front(tmp_path) as (node, address, admin):
         assert len(front_processes(node)) == 1
-        tokens = {name: await asyncio.to_thread(register_bot, address, name, admin) for name in ("p", "q")}
-        bots = [RawBot(address, tokens[name]).start() for name in tokens]
-        for bot in bots:
-            await asyncio.wait_for(bot.welcomed.wait(), 10)
+        bots = await welcomed_bots(address, admin)
+        match_id = await play_a_match(address, admin, bots)
         async with grpc.aio.insecure_channel(address) as channel:
             stub = match_pb2_grpc.MatchServiceStub(channel)
-            request = match_pb2.StartMatchRequest(game="5211", bot_names=["p", "q"], seed=5)
-            started = await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
-            ended = await bots[0].wait_ended(started.match_id)
-            assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
-            record = (await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=started.match_id))).record
+            record = (await stub.GetMatchRecord(match_pb2.GetMatchRecordRequest(match_id=match_id))).record
         assert record.outcome.termination == common_pb2.TERMINATION_NORMAL
         assert list(record.bot_names) == ["p", "q"]
         # Each bot answered every request it was sent, through the front both ways.
@@ -275,21 +289,13 @@ async def test_a_quiet_bot_stream_keeps_its_connection_past_the_idle_timeout_and
     front: Path, tmp_path: Path
 ) -> None:
     with behind_front(tmp_path, *TIMEOUTS) as (_, address, admin):
-        tokens = {name: await asyncio.to_thread(register_bot, address, name, admin) for name in ("p", "q")}
-        bots = [RawBot(address, tokens[name]).start() for name in tokens]
-        for bot in bots:
-            await asyncio.wait_for(bot.welcomed.wait(), 10)
+        bots = await welcomed_bots(address, admin)
         await asyncio.sleep(2.5)
         for bot in bots:
             assert bot.channel is not None
             assert bot.channel.get_state() == grpc.ChannelConnectivity.READY
             assert bot._task is not None and not bot._task.done()
-        async with grpc.aio.insecure_channel(address) as channel:
-            stub = match_pb2_grpc.MatchServiceStub(channel)
-            request = match_pb2.StartMatchRequest(game="5211", bot_names=["p", "q"], seed=5)
-            started = await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
-            ended = await bots[0].wait_ended(started.match_id)
-            assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+        await play_a_match(address, admin, bots)
         for bot in bots:
             assert bot.error is None
             await bot.stop()

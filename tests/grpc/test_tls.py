@@ -15,6 +15,7 @@ import pytest
 
 from arena.cli.admin import ClientTls, register_bot
 from arena.grpc.server import TlsFiles, start_server
+from arena.node import ArenaNode
 from arena.store.embedded import EmbeddedRedis
 from arena.v1 import match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.grpc.harness import redis_node
@@ -81,7 +82,6 @@ def pki(tmp_path: Path) -> dict[str, Path]:
 async def test_with_client_ca_only_a_bot_with_a_certificate_from_that_ca_plays(
     pki: dict[str, Path], arena_redis: EmbeddedRedis
 ) -> None:
-    from arena_bot import Bot, Turn
 
     async with redis_node(arena_redis, None, open_registration=True) as node:
         server = await start_server(node, "127.0.0.1:0", TlsFiles(pki["server"], pki["server-key"], pki["ca"]))
@@ -99,25 +99,7 @@ async def test_with_client_ca_only_a_bot_with_a_certificate_from_that_ca_plays(
                             registry_pb2.RegisterBotRequest(name=f"no-{cert}"), timeout=5
                         )
                     assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-
-            class First(Bot):
-                def act(self, turn: Turn) -> str:
-                    return turn.legal_actions[0]
-
-            bot = First()
-            task = asyncio.create_task(
-                bot.run_async(
-                    address, token, root_certificates=pki["ca"], client_certificate=pki["client"],
-                    client_key=pki["client-key"], initial_backoff=0.05,
-                )
-            )  # fmt: skip
-            for _ in range(500):
-                if node.hub.connected():
-                    break
-                await asyncio.sleep(0.01)
-            assert [session.name for session in node.hub.connected()] == ["mutual"]
-            bot.stop()
-            await asyncio.wait_for(task, 10)
+            await _a_bot_with_its_certificate_connects(node, address, token, pki)
         finally:
             await server.stop(0.5)
 
@@ -211,7 +193,6 @@ async def test_behind_a_front_tls_clients_play_and_call_a_plain_one_cannot_and_a
 async def test_behind_a_front_with_client_ca_only_a_client_with_a_certificate_from_that_ca_is_served(
     pki: dict[str, Path], arena_redis: EmbeddedRedis, front: Path
 ) -> None:
-    from arena_bot import Bot, Turn
 
     async with redis_node(arena_redis, None, open_registration=True) as node:
         files = TlsFiles(pki["server"], pki["server-key"], pki["ca"])
@@ -233,25 +214,31 @@ async def test_behind_a_front_with_client_ca_only_a_client_with_a_certificate_fr
                     with pytest.raises(grpc.aio.AioRpcError) as refused:
                         await call
                     assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-
-            class First(Bot):
-                def act(self, turn: Turn) -> str:
-                    return turn.legal_actions[0]
-
-            bot = First()
             token = await node.registry.register("mutual")
-            task = asyncio.create_task(
-                bot.run_async(
-                    address, token, root_certificates=pki["ca"], client_certificate=pki["client"],
-                    client_key=pki["client-key"], initial_backoff=0.05,
-                )
-            )  # fmt: skip
-            for _ in range(500):
-                if node.hub.connected():
-                    break
-                await asyncio.sleep(0.01)
-            assert [session.name for session in node.hub.connected()] == ["mutual"]
-            bot.stop()
-            await asyncio.wait_for(task, 10)
+            await _a_bot_with_its_certificate_connects(node, address, token, pki)
         finally:
             await server.stop(0.5)
+
+
+async def _a_bot_with_its_certificate_connects(node: ArenaNode, address: str, token: str, pki: dict[str, Path]) -> None:
+    """An SDK bot with ``pki``'s client certificate connects to ``node`` at ``address`` as "mutual"."""
+    from arena_bot import Bot, Turn
+
+    class First(Bot):
+        def act(self, turn: Turn) -> str:
+            return turn.legal_actions[0]
+
+    bot = First()
+    task = asyncio.create_task(
+        bot.run_async(
+            address, token, root_certificates=pki["ca"], client_certificate=pki["client"],
+            client_key=pki["client-key"], initial_backoff=0.05,
+        )
+    )  # fmt: skip
+    for _ in range(500):
+        if node.hub.connected():
+            break
+        await asyncio.sleep(0.01)
+    assert [session.name for session in node.hub.connected()] == ["mutual"]
+    bot.stop()
+    await asyncio.wait_for(task, 10)
