@@ -46,6 +46,7 @@ Every error the arena raises on purpose derives from :class:`ArenaError` and is 
     ├── StartupError                         a node cannot start (arena.serve.startup): one line for the
     │   ├── NodeIdTakenError                 operator; another live node holds this node id
     │   ├── FolderInUseError                 another process runs an embedded Redis in this folder
+    │   ├── FrontError                       the node's front (arena serve --front) refused to start
     │   └── LimitsError (also ValueError)    a limit flag out of range, or above the open-files limit
     ├── OperatorError                        an operator's mistake on the command line (arena.cli)
     │   └── AdminTokenMissingError           no admin token anywhere the command looks
@@ -271,6 +272,11 @@ class FolderInUseError(StartupError):
         super().__init__(f"{folder} is in use by process {holder or 'unknown'}")
         self.folder = folder
         self.holder = holder
+
+
+class FrontError(StartupError):
+    """The node's front (``arena serve --front``) refused to start; the message is its own last word
+    on why (a TLS file it cannot read, an address it cannot listen on)."""
 
 
 class LimitsError(StartupError, ValueError):

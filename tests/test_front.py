@@ -313,3 +313,20 @@ def test_serve_refuses_a_front_it_cannot_start_in_one_line(tmp_path: Path, flags
     assert done.returncode == 2
     assert done.stderr.strip().startswith(said)
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_front_that_refuses_its_tls_files_is_reported_as_the_front_not_the_address(
+    front: Path, tmp_path: Path
+) -> None:
+    """The front's own refusal (here: a certificate that is not there) was reported as "cannot listen
+    on ADDRESS: ...: check --address", which sent the operator to the wrong flag."""
+    missing = tmp_path / "missing.pem"
+    command = [sys.executable, "-m", "arena.cli", "serve", "--data-dir", str(tmp_path / "data"), "--front"]
+    command += ["--address", "127.0.0.1:0", "--web-port", "0", "--metrics-address", ""]
+    command += ["--tls-cert", str(missing), "--tls-key", str(missing)]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    [line] = [line for line in done.stderr.strip().splitlines() if not line.startswith("{")]  # the logs are JSON
+    assert "front" in line
+    assert str(missing) in line
+    assert "--address" not in line

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 
+from arena.errors import FrontError
 from arena.grpc.convert import encoded
 from arena.grpc.decode import Undecodable, tolerant
 from arena.grpc.peers import grpc_peer
@@ -236,7 +237,8 @@ def front_command(
 
 async def start_front(command: list[str], link_path: Path, servicer: BotServicer) -> Front:
     """Listen on the link, start the front (``command``, from ``front_command``), and wait until it
-    listens. Raises ``OSError`` if it cannot start or listen, with its reason."""
+    listens. Raises ``FrontError`` with the front's reason if it refuses to start, ``OSError`` if it
+    cannot be run."""
     links: list[FrontLink] = []
 
     def accepted() -> FrontLink:
@@ -266,7 +268,7 @@ async def start_front(command: list[str], link_path: Path, servicer: BotServicer
             process.kill()
         said = (await process.stderr.read()).decode(errors="replace").strip().splitlines()
         link_server.close()
-        raise OSError(said[-1] if said else f"the front said {line!r}")
+        raise FrontError(f"the front did not start: {said[-1] if said else f'it said {line!r}'}")
     front = Front(process, int(line.rsplit(":", 1)[1]), link_server, links)
     front.said = asyncio.create_task(_log_lines(process.stderr))
     return front

@@ -144,7 +144,8 @@ async def start_server(
     ``address`` and the server on a Unix socket beside its link, in a private folder
     (``arena.grpc.front``); the front serves the TLS, if any.
 
-    Raises ``OSError`` if the address cannot be bound or the front cannot start.
+    Raises ``OSError`` if the address cannot be bound or the front cannot be run, ``FrontError`` if
+    the front refuses to start (its reason).
     """
     interceptors: list[grpc.aio.ServerInterceptor] = [DecodeErrorInterceptor()]
     if node.metrics is not None:
@@ -198,7 +199,7 @@ async def _start_behind_front(
         await server.start()
         try:
             started = await start_front(command, link, bots)
-        except OSError:
+        except BaseException:
             await server.stop(0)
             raise
     except BaseException:

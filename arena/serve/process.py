@@ -417,7 +417,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     started.push_async_callback(stop_tasks)
     try:
         server = await start_server(node, config.address, config.tls, reuse_port=config.shared_port, front=config.front)
-    except (OSError, RuntimeError) as error:
+    except (OSError, RuntimeError) as error:  # (a front that refused says why itself: FrontError)
         raise StartupError(f"cannot listen on {config.address}: {error}: check --address") from error
     started.push_async_callback(server.close, 0)
     if asked_port == "0" and not config.advertise_address:  # the other nodes name the port the system chose
