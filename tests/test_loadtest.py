@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,13 @@ from tests.grpc.harness import Arena
 from tests.loadbots import check_load_bots
 
 
-def test_a_small_load_test_plays_every_match_without_error(capsys: object) -> None:
+def test_a_small_load_test_plays_every_match_without_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """... and leaves nothing behind: the bots' tokens it hands its bot processes in files were left
+    in a folder of /tmp after every run."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     console = Console(file=io.StringIO(), width=120)
     result = run(LoadConfig(bots=12, matches=60, concurrency=8, players=2, processes=2), console=console)
+    assert not [path.name for path in tmp_path.glob("arena-load-*")]
     assert result.matches == 60
     assert result.errors == 0
     assert result.decisions == 60 * 33 * 2  # 2 players: 11 rounds of 3 turns, both seats each turn

@@ -160,34 +160,34 @@ async def drive(config: LoadConfig, address: str, metrics_url: str | None, conso
     """Register, connect, play, measure."""
     tokens = await _register(address, config.bots, config.admin_token)
     capacity = max(2, (config.concurrency * config.players) // max(1, config.bots) + 2)
-    workdir = Path(tempfile.mkdtemp(prefix="arena-load-"))
     processes: list[asyncio.subprocess.Process] = []
-    for index in range(config.processes):
-        part = tokens[index :: config.processes]
-        if not part:
-            continue
-        path = workdir / f"tokens-{index}.txt"
-        path.write_text("".join(f"{n} {t}\n" for n, t in part))
-        processes.append(
-            await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "arena.cli.loadtest_bots",
-                str(path),
-                "--server",
-                address,
-                "--capacity",
-                str(capacity),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                limit=1 << 20,
+    with tempfile.TemporaryDirectory(prefix="arena-load-") as workdir:  # the tokens: gone once read
+        for index in range(config.processes):
+            part = tokens[index :: config.processes]
+            if not part:
+                continue
+            path = Path(workdir) / f"tokens-{index}.txt"
+            path.write_text("".join(f"{n} {t}\n" for n, t in part))
+            processes.append(
+                await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-m",
+                    "arena.cli.loadtest_bots",
+                    str(path),
+                    "--server",
+                    address,
+                    "--capacity",
+                    str(capacity),
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    limit=1 << 20,
+                )
             )
-        )
-    for process in processes:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 120)).decode().strip()
-        if line != "ready":
-            raise RuntimeError(f"a bot process did not get ready: {line!r}")
+        for process in processes:
+            assert process.stdout is not None
+            line = (await asyncio.wait_for(process.stdout.readline(), 120)).decode().strip()
+            if line != "ready":
+                raise RuntimeError(f"a bot process did not get ready: {line!r}")
     ended: dict[str, str] = {}
     done = asyncio.Event()
     bot_stats: list[dict[str, int]] = []
