@@ -234,16 +234,32 @@ mod tests {
         move |name| values.get(name).cloned()
     }
 
-    /// A fresh folder for one test's files.
-    fn folder(name: &str) -> std::path::PathBuf {
+    /// A fresh folder for one test's files, removed with everything in it when dropped (also when
+    /// an assertion fails and the test unwinds).
+    struct Folder(std::path::PathBuf);
+
+    impl Folder {
+        fn join(&self, name: &str) -> std::path::PathBuf {
+            self.0.join(name)
+        }
+    }
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn folder(name: &str) -> Folder {
         let path = std::env::temp_dir().join(format!("arena-bot-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&path).unwrap();
-        path
+        Folder(path)
     }
 
     #[test]
     fn the_token_comes_from_the_flag_then_the_file_then_the_environment() {
-        let file = folder("precedence").join("token");
+        let folder = folder("precedence");
+        let file = folder.join("token");
         std::fs::write(&file, "  -from_file\n").unwrap();
         let file = file.to_str().unwrap();
         let env = || environment(&[("ARENA_TOKEN", "from_env"), ("ARENA_BOT_TOKEN", "older")]);
