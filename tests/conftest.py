@@ -11,7 +11,7 @@ import pytest
 
 from arena.store.embedded import EmbeddedRedis
 
-BUILT_FIRST = ("clients", "test_deploy_files.py", "test_front.py", "grpc/test_tls.py")
+BUILT_FIRST = ("clients", "test_deploy_files.py", "test_front.py", "grpc/test_tls.py", "grpc/test_front_streams.py")
 """The tests of what ``scripts/prebuild.sh`` builds (the kits, the deploy checker, the front, which
 serves TLS too): run last, so that ``make pytest``'s background build of them has had the rest of the
 suite's time. Paths under ``tests/``."""

@@ -25,6 +25,7 @@ import dataclasses
 import enum
 import logging
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,12 +67,14 @@ class Kind(enum.IntEnum):
 
 
 class Requests:
-    """A relayed stream's messages from the bot, decoded; they end at its half-close."""
+    """A relayed stream's messages from the bot, decoded; they end at its half-close (None). The
+    servicer reads the Hello as an iterator, then takes the rest as they come (``take``)."""
 
-    __slots__ = ("box",)
+    __slots__ = ("box", "handler")
 
     def __init__(self) -> None:
         self.box: Outbox[bot_pb2.ConnectRequest | Undecodable | None] = Outbox()
+        self.handler: Callable[[bot_pb2.ConnectRequest | Undecodable | None], None] | None = None
 
     def __aiter__(self) -> Requests:
         return self
@@ -81,6 +84,16 @@ class Requests:
         if item is None:
             raise StopAsyncIteration
         return item
+
+    def put(self, item: bot_pb2.ConnectRequest | Undecodable | None) -> None:
+        if self.handler is not None:
+            self.handler(item)
+        else:
+            self.box.put_nowait(item)
+
+    def take(self, handler: Callable[[bot_pb2.ConnectRequest | Undecodable | None], None]) -> None:
+        self.handler = handler
+        self.box.drain_into(handler)
 
 
 class LinkContext:
@@ -101,6 +114,12 @@ class LinkContext:
 
     async def write(self, message: bytes | bot_pb2.ConnectResponse) -> None:
         self.link.send(Kind.DATA, self.ident, encoded(message))
+
+    def write_now(self, message: bytes | bot_pb2.ConnectResponse) -> None:
+        self.link.send(Kind.DATA, self.ident, encoded(message))
+
+    def take_requests(self, handler: Callable[[bot_pb2.ConnectRequest | Undecodable | None], None]) -> None:
+        self.requests.take(handler)
 
     async def abort(self, code: grpc.StatusCode, details: str) -> None:
         """End the stream with ``code`` and raise, as ``grpc.aio``'s abort does."""
@@ -163,13 +182,13 @@ class FrontLink(asyncio.Protocol):
             entry = self.streams.get(ident)
             if kind == Kind.DATA:
                 if entry is not None:
-                    entry[0].requests.box.put_nowait(_decode(payload))
+                    entry[0].requests.put(_decode(payload))
             elif kind == Kind.OPEN:
                 context = LinkContext(self, ident, grpc_peer(payload.decode(errors="replace")))
                 self.streams[ident] = (context, self.loop.create_task(self._serve(context)))
             elif kind == Kind.HALF_CLOSE:
                 if entry is not None:
-                    entry[0].requests.box.put_nowait(None)
+                    entry[0].requests.put(None)
             elif kind == Kind.CANCEL and entry is not None:
                 entry[1].cancel()
         del buffer[:at]

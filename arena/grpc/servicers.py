@@ -12,7 +12,7 @@ import math
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar, runtime_checkable
 
 import grpc
 
@@ -37,7 +37,7 @@ from arena.service.limits import (
 )
 from arena.service.listing import ListPosition, MatchLister
 from arena.service.matches import MATCH_ID
-from arena.service.sessions import CloseReason, Connection, KeepAlive
+from arena.service.sessions import CloseReason, Connection, KeepAlive, Outgoing
 from arena.store.match_index import MatchQuery, Phase
 from arena.store.redis_stores import STORE_UNREACHABLE
 from arena.v1 import (
@@ -68,6 +68,24 @@ START_WAIT_SECONDS = 30.0
 """The longest StartMatch waits for a busy bot's free slot (never past the call's deadline)."""
 DEADLINE_MARGIN_SECONDS = 0.25
 """How long before the call's deadline StartMatch stops waiting, to answer in time."""
+
+
+@runtime_checkable
+class DirectStream(Protocol):
+    """A bot stream whose transport never makes a write wait (the front's link, ``arena.grpc.front``):
+    ``Connect`` hands it each message for the bot as it is sent, and it hands ``Connect`` each of the
+    bot's as it arrives, with no task between them (the hot path of every decision)."""
+
+    def write_now(self, message: bytes | bot_pb2.ConnectResponse) -> None:
+        """Queue a message for the bot."""
+        ...
+
+    def take_requests(self, handler: Callable[[bot_pb2.ConnectRequest | Undecodable | None], None]) -> None:
+        """From now on call ``handler`` with each of the bot's messages, those already come first,
+        and with None when the bot ends its side."""
+        ...
+
+
 CLOSE_STATUS = {
     CloseReason.REPLACED: grpc.StatusCode.ABORTED,
     CloseReason.TOO_MANY_ERRORS: grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -185,35 +203,90 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             )
         )
         pings = TokenBucket(self.node.limits.pings_per_second, self.node.limits.ping_burst)
-        reader = asyncio.create_task(self._read(requests, connection, pings))
         self._live[connection] = hello.token
         if self._sweeper is None or self._sweeper.done():
             self._sweeper = asyncio.create_task(self._sweep())
-        outbox, write, wall = connection.outbox, context.write, self.node.clock.wall
+        outbox, wall = connection.outbox, self.node.clock.wall
         answered = self.node.hub.answered
         overhead = self.node.metrics.referee_overhead if self.node.metrics is not None else None
+
+        def on_wire(message: Outgoing) -> bytes | bot_pb2.ConnectResponse:
+            if isinstance(message, KeepAlive):
+                return bot_pb2.ConnectResponse(keep_alive=bot_pb2.KeepAlive(server_time=convert.timestamp(wall())))
+            return convert.outgoing_to_wire(message)
+
+        def written(message: Outgoing) -> None:
+            if connection.unconfirmed:
+                connection.written(message)
+            if overhead is not None and type(message) is DecisionRequest:
+                arrived = answered.get(message.match_id)
+                if arrived is not None:
+                    overhead.observe(time.perf_counter() - arrived)
+
         try:
-            while (message := await outbox.get()) is not None:
-                if isinstance(message, KeepAlive):
-                    await write(
-                        bot_pb2.ConnectResponse(keep_alive=bot_pb2.KeepAlive(server_time=convert.timestamp(wall())))
-                    )
-                else:
-                    await write(convert.outgoing_to_wire(message))
-                    if connection.unconfirmed:
-                        connection.written(message)
-                    if overhead is not None and type(message) is DecisionRequest:
-                        arrived = answered.get(message.match_id)
-                        if arrived is not None:
-                            overhead.observe(time.perf_counter() - arrived)
+            if isinstance(context, DirectStream):
+                await self._relay_directly(context, connection, pings, on_wire, written)
+            else:
+                reader = asyncio.create_task(self._read(requests, connection, pings))
+                try:
+                    write = context.write
+                    while (message := await outbox.get()) is not None:
+                        await write(on_wire(message))
+                        written(message)
+                finally:
+                    reader.cancel()
         finally:
             self._live.pop(connection, None)
-            reader.cancel()
             self.node.hub.disconnect(connection)
             log.info("bot disconnected", extra={"bot": name, "reason": connection.close_text})
         code = CLOSE_STATUS.get(connection.close_reason) if connection.close_reason is not None else None
         if code is not None:
             await self._abort(context, code, connection.close_text)
+
+    async def _relay_directly(
+        self,
+        stream: DirectStream,
+        connection: Connection,
+        pings: TokenBucket,
+        on_wire: Callable[[Outgoing], bytes | bot_pb2.ConnectResponse],
+        written: Callable[[Outgoing], None],
+    ) -> None:
+        """Relay over a transport whose writes never wait: each message is handled as it comes, both
+        ways, in the call that brings it (no task wakes for it); returns once the connection closes."""
+        closed = asyncio.get_running_loop().create_future()
+        reading = True
+
+        def send(message: Outgoing | None) -> None:
+            if message is None:
+                if not closed.done():
+                    closed.set_result(None)
+                return
+            try:
+                stream.write_now(on_wire(message))
+            except Exception:  # a bug: this bot's stream ends, the others carry on
+                log.exception("could not write to bot %s", connection.session.name)
+                connection.close(CloseReason.DISCONNECTED)
+                return
+            written(message)
+
+        def receive(request: bot_pb2.ConnectRequest | Undecodable | None) -> None:
+            nonlocal reading
+            if not reading:
+                return
+            try:
+                reading = self._on_request(request, connection, pings)
+            except Exception:  # a bug: this bot's stream ends, the others carry on
+                log.exception("could not handle a message of bot %s", connection.session.name)
+                reading = False
+                connection.close(CloseReason.DISCONNECTED)
+
+        connection.outbox.drain_into(send)
+        try:
+            stream.take_requests(receive)
+            await closed
+        finally:
+            reading = False
+            connection.outbox.drain_into(None)
 
     async def _sweep(self) -> None:
         """Keep-alives and token rechecks for every live bot stream of this node, in one task (two
@@ -342,36 +415,47 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         connection: Connection,
         pings: TokenBucket,
     ) -> None:
-        session, clock = connection.session, self.node.clock
         try:
             async for request in requests:
-                if isinstance(request, Undecodable):
-                    connection.close(CloseReason.UNDECODABLE, f"{CloseReason.UNDECODABLE.value}: {request}")
+                if not self._on_request(request, connection, pings):
                     return
-                kind = request.WhichOneof("kind")
-                if kind == "action":
-                    action = request.action
-                    seat = action.seat if action.HasField("seat") else None
-                    session.on_action(connection, action.match_id, seat, action.sequence, action.text)
-                elif kind == "ping":
-                    if not pings.take(clock.now()):
-                        if self.node.metrics is not None:
-                            self.node.metrics.client_errors.labels(StreamAbuse.PING_FLOOD.value).inc()
-                        limits = self.node.limits
-                        connection.close(
-                            CloseReason.PING_FLOOD,
-                            f"more than {limits.ping_burst} pings at once or {limits.pings_per_second:g} a second",
-                        )
-                        return
-                else:
-                    why = "Hello was already sent" if kind == "hello" else "empty message"
-                    session.on_protocol_error(connection, why)
-        except TooManyErrorsError as error:
-            connection.close(CloseReason.TOO_MANY_ERRORS, str(error))
-            return
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             return
-        connection.close(CloseReason.BOT_CLOSED)
+        self._on_request(None, connection, pings)
+
+    def _on_request(
+        self, request: bot_pb2.ConnectRequest | Undecodable | None, connection: Connection, pings: TokenBucket
+    ) -> bool:
+        """Handle one message of the bot (None: it ended its side); whether to read on."""
+        if request is None:
+            connection.close(CloseReason.BOT_CLOSED)
+            return False
+        if isinstance(request, Undecodable):
+            connection.close(CloseReason.UNDECODABLE, f"{CloseReason.UNDECODABLE.value}: {request}")
+            return False
+        kind = request.WhichOneof("kind")
+        try:
+            if kind == "action":
+                action = request.action
+                seat = action.seat if action.HasField("seat") else None
+                connection.session.on_action(connection, action.match_id, seat, action.sequence, action.text)
+            elif kind == "ping":
+                if not pings.take(self.node.clock.now()):
+                    if self.node.metrics is not None:
+                        self.node.metrics.client_errors.labels(StreamAbuse.PING_FLOOD.value).inc()
+                    limits = self.node.limits
+                    connection.close(
+                        CloseReason.PING_FLOOD,
+                        f"more than {limits.ping_burst} pings at once or {limits.pings_per_second:g} a second",
+                    )
+                    return False
+            else:
+                why = "Hello was already sent" if kind == "hello" else "empty message"
+                connection.session.on_protocol_error(connection, why)
+        except TooManyErrorsError as error:
+            connection.close(CloseReason.TOO_MANY_ERRORS, str(error))
+            return False
+        return True
 
 
 class MatchServicer(match_pb2_grpc.MatchServiceServicer):

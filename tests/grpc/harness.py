@@ -146,10 +146,11 @@ async def redis_node(redis: EmbeddedRedis, admin_token: str | None = ADMIN, **op
 
 
 @contextlib.asynccontextmanager
-async def limited_arena(redis: EmbeddedRedis, **limits: float) -> AsyncIterator[Arena]:
-    """The ``arena`` fixture's server (a node on ``redis``, emptied first; 1 s keep-alive), with these limits."""
+async def limited_arena(redis: EmbeddedRedis, front: Path | None = None, **limits: float) -> AsyncIterator[Arena]:
+    """The ``arena`` fixture's server (a node on ``redis``, emptied first; 1 s keep-alive), with these
+    limits; behind ``front`` (``arena-front``, built) if given."""
     async with redis_node(redis, keep_alive_seconds=1.0, limits=Limits(**limits)) as node:  # type: ignore[arg-type]
-        server = await start_server(node, "127.0.0.1:0")
+        server = await start_server(node, "127.0.0.1:0", front=front)
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
         arena = Arena(node, server, channel)
         try:

@@ -84,3 +84,27 @@ async def test_one_consumer_at_a_time() -> None:
         await box.get()
     box.put_nowait(1)
     assert await waiting == 1
+
+
+async def test_a_sink_takes_what_waits_first_then_each_message_as_it_is_put() -> None:
+    box = Outbox[int]()
+    box.put_nowait(1)
+    box.put_nowait(2)
+    taken: list[int] = []
+    box.drain_into(taken.append)
+    assert taken == [1, 2] and len(box) == 0
+    box.put_nowait(3)
+    assert taken == [1, 2, 3]
+    box.drain_into(None)  # back to a box
+    box.put_nowait(4)
+    assert taken == [1, 2, 3] and await box.get() == 4
+
+
+async def test_a_box_drains_into_a_sink_or_a_waiting_get_not_both() -> None:
+    box = Outbox[int]()
+    waiting = asyncio.ensure_future(box.get())
+    await asyncio.sleep(0)
+    with pytest.raises(RuntimeError, match="not both"):
+        box.drain_into(print)
+    box.put_nowait(5)
+    assert await waiting == 5
