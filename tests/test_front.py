@@ -26,8 +26,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.cli.admin import register_bot
 from arena.cli.main import built_front
+from arena.grpc.front import LINK_VERSION, front_command
 from arena.grpc.peers import FRONT_PEER_HEADER
 from arena.serve.launch import READY, serving
+from arena.service.limits import Limits
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.buildlock import build_lock
 from tests.grpc.rawbot import RawBot
@@ -330,3 +332,17 @@ def test_a_front_that_refuses_its_tls_files_is_reported_as_the_front_not_the_add
     assert "front" in line
     assert str(missing) in line
     assert "--address" not in line
+
+
+def test_a_front_of_another_link_version_refuses_to_start_and_says_to_rebuild_it(front: Path, tmp_path: Path) -> None:
+    """A node and a front built from different checkouts may frame the link differently (a front
+    that dropped the node's CONFIRM frames would lose match ends): the front refuses to start."""
+    command = [str(front), "--listen", "127.0.0.1:0", "--node", str(tmp_path / "link.sock")]
+    command += ["--backend", str(tmp_path / "grpc.sock"), "--link-version", str(LINK_VERSION + 1)]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f'arena-front: --link-version: the node speaks version "{LINK_VERSION + 1}" of the link, this front '
+        f'"{LINK_VERSION}": build the front of the node\'s checkout (make front)'
+    )
+    assert "--link-version" in front_command(front, "127.0.0.1:0", tmp_path, Limits(), False)[0]

@@ -10,8 +10,11 @@ Both sockets are in a private folder (mode 0700) that only the node's user reach
 
 The link's frames, both ways: a little-endian u32 length (of what follows), a u8 kind and a u32
 stream id, then the payload. From the front: OPEN (the client's ``IP:PORT``), DATA (one encoded
-``ConnectRequest``), HALF_CLOSE (the bot ended its side), CANCEL (its stream broke). From the node:
-DATA (one encoded ``ConnectResponse``) and END (a u32 status code, then the details).
+``ConnectRequest``), HALF_CLOSE (the bot ended its side), CANCEL (its stream broke) and WRITTEN (the
+oldest CONFIRM of the stream is written to it). From the node: DATA (one encoded
+``ConnectResponse``), CONFIRM (one, to be told WRITTEN of: a match's end, which is kept for the bot's
+next connection until it is written) and END (a u32 status code, then the details). The node starts
+the front with the version of the link it speaks (``LINK_VERSION``); a front of another refuses it.
 
 Why: behind its front the node spends about half the CPU a decision and a connected bot costs a
 third of the memory (BENCHMARKS.md, "A front outside Python, measured").
@@ -25,6 +28,7 @@ import dataclasses
 import enum
 import logging
 import struct
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +53,8 @@ HEADER = struct.Struct("<IBI")
 """A frame's head: the length of the rest (kind, id and payload), the kind, the stream id."""
 READY = "listening on "
 """What the front prints first, with the address it listens on."""
+LINK_VERSION = 2
+"""The version of the link's frames (the front's ``--link-version``)."""
 START_SECONDS = 10.0
 """How long the front may take to listen."""
 STOP_SECONDS = 5.0
@@ -64,6 +70,8 @@ class Kind(enum.IntEnum):
     HALF_CLOSE = 3
     CANCEL = 4
     END = 5
+    CONFIRM = 6
+    WRITTEN = 7
 
 
 class Requests:
@@ -99,12 +107,14 @@ class Requests:
 class LinkContext:
     """What ``BotServicer.Connect`` uses of a ``grpc.aio.ServicerContext``, over the link."""
 
-    __slots__ = ("_peer", "ended", "ident", "link", "requests")
+    __slots__ = ("_peer", "confirms", "ended", "ident", "link", "requests")
 
     def __init__(self, link: FrontLink, ident: int, peer: str) -> None:
         self.link, self.ident, self._peer = link, ident, peer
         self.requests = Requests()
         self.ended = False
+        self.confirms: deque[Callable[[], None]] | None = None
+        """What to call as the front writes each CONFIRM sent, oldest first."""
 
     def peer(self) -> str:
         return self._peer
@@ -115,8 +125,19 @@ class LinkContext:
     async def write(self, message: bytes | bot_pb2.ConnectResponse) -> None:
         self.link.send(Kind.DATA, self.ident, encoded(message))
 
-    def write_now(self, message: bytes | bot_pb2.ConnectResponse) -> None:
-        self.link.send(Kind.DATA, self.ident, encoded(message))
+    def write_now(self, message: bytes | bot_pb2.ConnectResponse, written: Callable[[], None] | None = None) -> None:
+        if written is None:
+            self.link.send(Kind.DATA, self.ident, encoded(message))
+            return
+        if self.confirms is None:
+            self.confirms = deque()
+        self.confirms.append(written)
+        self.link.send(Kind.CONFIRM, self.ident, encoded(message))
+
+    def written(self) -> None:
+        """The front wrote the oldest CONFIRM to the bot's stream."""
+        if self.confirms:
+            self.confirms.popleft()()
 
     def take_requests(self, handler: Callable[[bot_pb2.ConnectRequest | Undecodable | None], None]) -> None:
         self.requests.take(handler)
@@ -189,6 +210,9 @@ class FrontLink(asyncio.Protocol):
             elif kind == Kind.HALF_CLOSE:
                 if entry is not None:
                     entry[0].requests.put(None)
+            elif kind == Kind.WRITTEN:
+                if entry is not None:
+                    entry[0].written()
             elif kind == Kind.CANCEL and entry is not None:
                 entry[1].cancel()
         del buffer[:at]
@@ -241,6 +265,7 @@ def front_command(
     ``tls``, the front serves TLS (mutual TLS with its ``client_ca``)."""
     link, backend = folder / "link.sock", folder / "grpc.sock"
     command = [str(binary), "--listen", address, "--node", str(link), "--backend", str(backend)]
+    command += ["--link-version", str(LINK_VERSION)]
     command += ["--max-connections", str(limits.max_connections)]
     command += ["--max-streams-per-connection", str(limits.max_streams_per_connection)]
     command += ["--keepalive-seconds", f"{limits.keepalive_seconds:g}"]

@@ -76,8 +76,8 @@ class DirectStream(Protocol):
     ``Connect`` hands it each message for the bot as it is sent, and it hands ``Connect`` each of the
     bot's as it arrives, with no task between them (the hot path of every decision)."""
 
-    def write_now(self, message: bytes | bot_pb2.ConnectResponse) -> None:
-        """Queue a message for the bot."""
+    def write_now(self, message: bytes | bot_pb2.ConnectResponse, written: Callable[[], None] | None = None) -> None:
+        """Queue a message for the bot; call ``written`` once it is written to the bot's stream."""
         ...
 
     def take_requests(self, handler: Callable[[bot_pb2.ConnectRequest | Undecodable | None], None]) -> None:
@@ -261,13 +261,16 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                 if not closed.done():
                     closed.set_result(None)
                 return
+            # A match's end is kept for the bot's next connection until it is written (not queued).
+            end = connection.unconfirmed and any(message is kept for kept in connection.unconfirmed)
             try:
-                stream.write_now(on_wire(message))
+                stream.write_now(on_wire(message), functools.partial(connection.written, message) if end else None)
             except Exception:  # a bug: this bot's stream ends, the others carry on
                 log.exception("could not write to bot %s", connection.session.name)
                 connection.close(CloseReason.DISCONNECTED)
                 return
-            written(message)
+            if not end:
+                written(message)
 
         def receive(request: bot_pb2.ConnectRequest | Undecodable | None) -> None:
             nonlocal reading

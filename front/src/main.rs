@@ -11,7 +11,10 @@
 //!
 //! The link's frames, both ways: a little-endian u32 length (of what follows), a u8 kind and a u32
 //! stream id, then the payload (OPEN: the client's `IP:PORT`, IPv6 as `[IP]:PORT`; DATA: one
-//! encoded message; HALF_CLOSE and CANCEL: none; END: a u32 status code and the details).
+//! encoded message; HALF_CLOSE and CANCEL: none; END: a u32 status code and the details). The
+//! node's CONFIRM is a DATA whose writing to the bot's stream the front tells the node (WRITTEN, no
+//! payload): a match's end, which the node keeps for the bot's next connection until then. The
+//! node says which version of the link it speaks (`--link-version`); the front refuses any other.
 //!
 //! The first line on stdout is `listening on HOST:PORT`. A bad flag, a TLS file that cannot be
 //! used, an address that cannot be bound or a link that cannot be dialled: one line on stderr and
@@ -55,6 +58,10 @@ const DATA: u8 = 2;
 const HALF_CLOSE: u8 = 3;
 const CANCEL: u8 = 4;
 const END: u8 = 5;
+const CONFIRM: u8 = 6;
+const WRITTEN: u8 = 7;
+/// The version of the link's frames this front speaks (the node's `--link-version`).
+const LINK_VERSION: &str = "2";
 
 const CONNECT: &str = "/arena.v1.BotService/Connect";
 /// The header that names the client to the node's gRPC server.
@@ -108,7 +115,7 @@ struct Config {
 const USAGE: &str = "usage: arena-front --listen HOST:PORT --node SOCKET --backend SOCKET [--reuse-port] \
 [--max-connections N] [--max-streams-per-connection N] [--keepalive-seconds S] \
 [--keepalive-timeout-seconds S] [--max-message-bytes N] [--handshake-timeout-seconds S] \
-[--idle-connection-seconds S] [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]";
+[--idle-connection-seconds S] [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]] [--link-version V]";
 
 fn positive<T: std::str::FromStr + PartialOrd + Default>(flag: &str, value: &str) -> T {
     match value.parse::<T>() {
@@ -183,6 +190,7 @@ fn parse_args(args: impl Iterator<Item = String>) -> Config {
             "tls-cert",
             "tls-key",
             "tls-client-ca",
+            "link-version",
         ];
         if !known.contains(&flag) {
             refuse(format!("unknown flag {arg:?}; {USAGE}"));
@@ -210,6 +218,11 @@ fn parse_args(args: impl Iterator<Item = String>) -> Config {
             "tls-cert" => cert = Some(PathBuf::from(value)),
             "tls-key" => key = Some(PathBuf::from(value)),
             "tls-client-ca" => client_ca = Some(PathBuf::from(value)),
+            "link-version" if value != LINK_VERSION => refuse(format!(
+                "--link-version: the node speaks version {value:?} of the link, this front \
+                 {LINK_VERSION:?}: build the front of the node's checkout (make front)"
+            )),
+            "link-version" => {}
             _ => unreachable!(),
         }
     }
@@ -290,7 +303,8 @@ struct Frame {
 
 /// What the node sent one stream, in order.
 enum Out {
-    Data(Bytes),
+    /// A message, and whether to tell the node once it is written (its CONFIRM).
+    Data(Bytes, bool),
     /// The node's END: a gRPC status code and its details.
     End(u32, Bytes),
     /// The bot's side broke (e.g. a message over the limit): end the call with this status.
@@ -391,7 +405,8 @@ async fn reader(socket: OwnedReadHalf, mux: Arc<Mux>) {
             continue;
         };
         match kind {
-            DATA => stream.push(Out::Data(Bytes::from(payload))),
+            DATA => stream.push(Out::Data(Bytes::from(payload), false)),
+            CONFIRM => stream.push(Out::Data(Bytes::from(payload), true)),
             END if payload.len() >= 4 => {
                 let code = u32::from_le_bytes(payload[0..4].try_into().unwrap());
                 stream.push(Out::End(code, Bytes::from(payload).slice(4..)))
@@ -434,7 +449,13 @@ impl Stream for Relay {
             }
         };
         match item {
-            Out::Data(message) => Poll::Ready(Some(Ok(message))),
+            Out::Data(message, confirm) => {
+                // Taken once the bot's stream has room for it: as written as gRPC's own write.
+                if confirm {
+                    this.mux.send(WRITTEN, this.id, Bytes::new());
+                }
+                Poll::Ready(Some(Ok(message)))
+            }
             Out::End(code, details) => {
                 this.done = true;
                 this.shared.closed.store(true, Ordering::Relaxed);

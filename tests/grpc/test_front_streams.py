@@ -29,6 +29,7 @@ from tests.grpc.test_faults import (  # noqa: F401 - collected here again, behin
 from tests.grpc.test_protocol import (  # noqa: F401 - collected here again, behind the front
     test_a_bot_in_two_seats_must_say_which_seat_it_answers_for,
     test_a_huge_unknown_match_id_is_echoed_truncated,
+    test_a_match_end_queued_to_a_dropped_connection_is_told_on_the_next,
     test_an_undecodable_message_after_hello_ends_the_stream_with_invalid_argument,
 )
 from tests.test_front import build_front
