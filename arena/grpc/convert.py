@@ -82,11 +82,13 @@ def outcome_to_proto(outcome: Outcome | None) -> common_pb2.Outcome:
 
 _REQUEST = bot_pb2.ActionRequest
 _ACTION_REQUEST = encode.key_of(bot_pb2.ConnectResponse, "action_request")
-_MATCH_ID, _SEQUENCE, _SEAT = (encode.key_of(_REQUEST, name) for name in ("match_id", "sequence", "seat"))
+_SEQUENCE, _SEAT = (encode.key_of(_REQUEST, name) for name in ("sequence", "seat"))
 _DEADLINE, _ALLOWANCE, _TIME_BANK = (encode.key_of(_REQUEST, name) for name in ("deadline", "allowance", "time_bank"))
-_OBSERVATION, _LEGAL_ACTIONS, _ACTION_HINT = (
-    encode.key_of(_REQUEST, name) for name in ("observation", "legal_actions", "action_hint")
-)
+_OBSERVATION = encode.key_of(_REQUEST, "observation")
+_MATCH_IDS = encode.Texts(encode.key_of(_REQUEST, "match_id"), limit=4_096)
+_ACTIONS = encode.Texts(encode.key_of(_REQUEST, "legal_actions"))
+_HINTS = encode.Texts(encode.key_of(_REQUEST, "action_hint"))
+"""Match ids, legal actions and hints come again request after request: each is encoded once."""
 
 
 def encoded(message: bytes | Message) -> bytes:
@@ -103,15 +105,15 @@ def outgoing_to_wire(message: Outgoing) -> bytes:
     """
     if isinstance(message, DecisionRequest):
         request = (
-            encode.text(_MATCH_ID, message.match_id),
+            _MATCH_IDS.one(message.match_id),
             encode.uint(_SEQUENCE, message.sequence),
             encode.uint(_SEAT, message.seat),
             encode.delimited(_DEADLINE, encode.timestamp(round(message.deadline * 1_000_000_000))),
             encode.delimited(_ALLOWANCE, encode.duration(round(message.allowance * 1_000_000_000))),
             encode.delimited(_TIME_BANK, encode.duration(round(message.time_bank * 1_000_000_000))),
             encode.delimited(_OBSERVATION, catalogue.observation_to_wire(message.observation)),
-            encode.texts(_LEGAL_ACTIONS, message.legal_actions),
-            encode.text(_ACTION_HINT, message.action_hint),
+            _ACTIONS.items(message.legal_actions),
+            _HINTS.one(message.action_hint),
         )
         return encode.delimited(_ACTION_REQUEST, b"".join(request))
     if isinstance(message, Relayed):

@@ -12,7 +12,7 @@ Each helper takes a field's *key* (``key(number, wire_type)``, computed once by 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -91,10 +91,50 @@ def texts(field: bytes, values: Iterable[str]) -> bytes:
     return b"".join([delimited(field, value.encode()) for value in values])
 
 
-def packed(field: bytes, values: Iterable[int]) -> bytes:
+def packed(field: bytes, values: Sequence[int]) -> bytes:
     """A repeated integer field, packed (absent when there are none)."""
-    body = b"".join([varint(value) for value in values])
+    try:
+        body = bytes(values)  # each value a byte: its varint if under 0x80 (ASCII)
+    except ValueError:  # negative, or 256 and above
+        body = b"\x80"
+    if not body.isascii():
+        body = b"".join([varint(value) for value in values])
     return delimited(field, body) if body else b""
+
+
+class Texts:
+    """One string field's values, each encoded once: a repeated field's items (``items``) or a
+    singular field's value (``one``, absent when empty, as ``text``). For fields whose values are
+    few and come again and again (legal actions, match ids); at most ``limit`` are kept."""
+
+    __slots__ = ("field", "known", "limit")
+
+    def __init__(self, field: bytes, limit: int = 65_536) -> None:
+        self.field, self.limit = field, limit
+        self.known: dict[str, bytes] = {}
+
+    def items(self, values: Sequence[str]) -> bytes:
+        """``texts(field, values)``."""
+        known = self.known
+        try:
+            return b"".join([known[value] for value in values])
+        except KeyError:
+            return b"".join([self._encode(value) for value in values])
+
+    def one(self, value: str) -> bytes:
+        """``text(field, value)``."""
+        if not value:
+            return b""
+        found = self.known.get(value)
+        return found if found is not None else self._encode(value)
+
+    def _encode(self, value: str) -> bytes:
+        found = self.known.get(value)
+        if found is None:
+            if len(self.known) >= self.limit:
+                self.known.clear()
+            found = self.known[value] = delimited(self.field, value.encode())
+        return found
 
 
 _SECONDS, _NANOS_FIELD = key(1, VARINT), key(2, VARINT)

@@ -43,11 +43,29 @@ def test_strings_are_protobufs_an_empty_item_kept(value: str, items: list[str]) 
     assert encode.texts(field, items) == game_5211_pb2.Game5211Cards(cards=items).SerializeToString()
 
 
-@given(values=st.lists(st.integers(0, 2**32 - 1), max_size=40))
+@given(values=st.lists(st.one_of(st.integers(0, 0x7F), st.integers(0, 2**32 - 1)), max_size=40))
 def test_a_repeated_number_is_packed_as_protobuf_packs_it(values: list[int]) -> None:
+    """One-byte values (every value of a game's counts, packed as bytes at once) and longer ones, mixed."""
     field = encode.key_of(game_5211_pb2.Game5211Observation, "hand_sizes")
     expected = game_5211_pb2.Game5211Observation(hand_sizes=values).SerializeToString()
     assert encode.packed(field, values) == expected
+
+
+@given(values=st.lists(st.integers(-(2**31), 2**31 - 1), max_size=40))
+def test_negative_numbers_are_packed_as_protobuf_packs_them(values: list[int]) -> None:
+    field = encode.key_of(common_pb2.Outcome, "scores")
+    assert encode.packed(field, values) == common_pb2.Outcome(scores=values).SerializeToString()
+
+
+@given(items=st.lists(st.sampled_from(["", "G3", "B1 B1", "pass", "é"]), max_size=12), value=st.text(max_size=30))
+def test_values_encoded_once_are_the_same_bytes(items: list[str], value: str) -> None:
+    """``Texts`` keeps each value's encoding (here with room for three, so it also starts over)."""
+    field = encode.key_of(game_5211_pb2.Game5211Cards, "cards")
+    texts = encode.Texts(field, limit=3)
+    for _ in range(2):
+        assert texts.items(items) == encode.texts(field, items)
+        assert texts.one(value) == encode.text(field, value)
+    assert len(texts.known) <= 3
 
 
 @given(payload=st.binary(max_size=40_000), match_id=st.text(max_size=20_000))
