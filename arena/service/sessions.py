@@ -151,6 +151,8 @@ class RemoteSeat:
         self.grace_seconds = grace_seconds
         self.start: MatchStart | None = None
         self.pending: tuple[DecisionRequest, asyncio.Future[str]] | None = None
+        """The last request sent and the future of its answer: pending while that is not done (the
+        referee settles it: answered, timed out, or the seat gone)."""
         self.gone = False
         self.follow = follow
         self.moved: SeatClient | None = None
@@ -181,13 +183,8 @@ class RemoteSeat:
             future.set_exception(SeatGoneError(f"bot {self.session.name} left match {self.match_id}"))
             return future
         self.pending = (request, future)
-        future.add_done_callback(self._settled)
         self.session.send(request)
         return future
-
-    def _settled(self, future: asyncio.Future[str]) -> None:
-        if self.pending is not None and self.pending[1] is future:
-            self.pending = None
 
     async def rejected(self, rejection: Rejection) -> None:
         """Send the bot an ``ActionRejected`` on its live connection, if it has one (a reconnect does not resend it)."""
@@ -216,9 +213,10 @@ class RemoteSeat:
 
     def answer(self, sequence: int, action: str) -> str | None:
         """Deliver the bot's answer; returns why it cannot be used, or None."""
-        if self.pending is None:
+        pending = self.pending
+        if pending is None or (pending[1].done() and sequence != pending[0].sequence):
             return f"no action is pending in match {self.match_id} (sequence {sequence} is stale)"
-        request, future = self.pending
+        request, future = pending
         if sequence != request.sequence:
             return f"stale sequence {sequence} in match {self.match_id}: the current request is {request.sequence}"
         if future.done():
@@ -242,7 +240,7 @@ class RemoteSeat:
     def _resend(self) -> None:
         if self.start is not None:
             self.session.send(self.start)
-        if self.pending is not None:
+        if self.pending is not None and not self.pending[1].done():
             self.session.send(self.pending[0])
 
     async def _expire(self) -> None:
