@@ -76,7 +76,59 @@ class MatchEvent:
     """(round number, result) when the turn ended a scored round (games with rounds)."""
 
 
-Observer = Callable[[MatchEvent], None]
+class EventMaker:
+    """Makes one spectator event, once, when first asked: the public view is computed only if
+    someone watches (a view a turn was a few percent of a node's CPU). Holds the states it is made
+    from, which the rules never change."""
+
+    __slots__ = (
+        "_actions",
+        "_before",
+        "_event",
+        "_game",
+        "_kind",
+        "_match_id",
+        "_outcome",
+        "_rules",
+        "_state",
+        "_turn",
+    )
+
+    def __init__(
+        self,
+        rules: GameRules[Any, Any, Any],
+        setup: MatchSetup,
+        kind: EventKind,
+        turn: int,
+        state: Any,
+        before: Any,
+        actions: Mapping[Seat, str],
+        outcome: Outcome | None,
+    ) -> None:
+        self._rules, self._match_id, self._game, self._kind, self._turn = rules, setup.match_id, setup.game, kind, turn
+        self._state, self._before, self._actions, self._outcome = state, before, actions, outcome
+        self._event: MatchEvent | None = None
+
+    def __call__(self) -> MatchEvent:
+        if self._event is None:
+            rules = self._rules
+            view = rules.public_view(self._state)
+            round_result = None
+            if self._kind is EventKind.TURN:  # a round result once: in the turn that ended its round
+                now = rules.round_result(view)
+                earlier = rules.round_result(rules.public_view(self._before)) if self._before is not None else None
+                if now is not None and (earlier is None or now[0] > earlier[0]):
+                    round_result = now
+            self._event = MatchEvent(
+                self._match_id, self._kind, self._turn, view, self._game, self._actions, self._outcome, round_result
+            )
+            self._state = self._before = None  # made: the states are not needed any more
+        return self._event
+
+
+Observer = Callable[[EventMaker], None]
+"""Told of each event as it happens, with what makes it (``EventMaker``): an observer that nobody
+watches need not make it."""
 
 
 class MatchMetrics(Protocol):
@@ -168,7 +220,8 @@ class Match:
         self.sequences = [itertools.count(1) for _ in range(n)]
         """One counter per seat: a seat's numbers tell it nothing but the order of its own requests."""
         self.turn = 0
-        self._rounds_seen = 0
+        self._emitted: Any = None
+        """The state at the last event (the one before the next: a turn's event compares the two)."""
         self._seats: list[Seat] = []
         """The seats to move in the current turn, in order."""
         self._decided: dict[Seat, DecisionRecord] = {}
@@ -465,16 +518,9 @@ class Match:
     def _emit(self, kind: EventKind, actions: Mapping[Seat, str]) -> None:
         if self.observer is None:
             return
-        view = self.game.public_view(self.state)
-        round_result = self.game.round_result(view) if kind is EventKind.TURN else None
-        if round_result is not None and round_result[0] > self._rounds_seen:
-            self._rounds_seen = round_result[0]
-        else:
-            round_result = None
-        event = MatchEvent(
-            self.setup.match_id, kind, self.turn, view, self.setup.game, actions, self.record.outcome, round_result
-        )
+        before, self._emitted = self._emitted, self.state
         try:
-            self.observer(event)
+            outcome = self.record.outcome
+            self.observer(EventMaker(self.game, self.setup, kind, self.turn, self.state, before, actions, outcome))
         except Exception:
             log.exception("match observer failed for match %s", self.setup.match_id)

@@ -30,7 +30,7 @@ from arena.errors import (
 )
 from arena.games.lookup import get_game
 from arena.referee.clock import Clock
-from arena.referee.match import EventKind, Match, MatchEvent, MatchMetrics, MatchSetup
+from arena.referee.match import EventKind, EventMaker, Match, MatchEvent, MatchMetrics, MatchSetup
 from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import SPECTATOR_BEHIND, Home, Relay, RelaySeat
@@ -110,7 +110,8 @@ class RunningMatch:
     withheld, until ``unseal``."""
     deal: str | None = None
     """Set for a match started ``one_at_a_time``: the deal whose one slot it holds beside its players'."""
-    last_event: MatchEvent | None = None
+    last_event: EventMaker | None = None
+    """What makes the latest event, a new spectator's first (made only once someone watches)."""
     watchers: list[asyncio.Queue[MatchEvent | LimitExceededError | None]] = dataclasses.field(default_factory=list)
 
     @property
@@ -466,11 +467,14 @@ class MatchManager:
         """Every rotation of the deal has ended: release the records held under its seal."""
         await self.store.release(seal)
 
-    def _publish(self, match_id: str, event: MatchEvent) -> None:
+    def _publish(self, match_id: str, make: EventMaker) -> None:
         running = self.running.get(match_id)
         if running is None:
             return
-        running.last_event = event
+        running.last_event = make
+        if not running.watchers:
+            return
+        event = make()
         for watcher in list(running.watchers):
             if watcher.qsize() < WATCH_QUEUE_LIMIT:
                 watcher.put_nowait(event)
@@ -583,7 +587,7 @@ class MatchManager:
             raise _sealed(match_id)
         queue: asyncio.Queue[MatchEvent | LimitExceededError | None] = asyncio.Queue()
         if running.last_event is not None:
-            queue.put_nowait(running.last_event)
+            queue.put_nowait(running.last_event())
         running.watchers.append(queue)
         try:
             while (event := await queue.get()) is not None:

@@ -15,7 +15,7 @@ async def match_events() -> list[MatchEvent]:
     seats = [PolicySeat(game, get_policy("5211", "random", i)) for i in range(3)]
     events: list[MatchEvent] = []
     setup = MatchSetup("m1", "5211", ["a", "b", "c"], seats, 7, time_control=TimeControl())
-    await run_match(setup, ManualClock(), events.append)
+    await run_match(setup, ManualClock(), lambda make: events.append(make()))
     return events
 
 

@@ -19,7 +19,7 @@ async def events_of(game_name: str, seed: int) -> list[MatchEvent]:
     seats = [PolicySeat(game, catalogue.policy(game_name, "random", seed + i)) for i in range(players)]
     events: list[MatchEvent] = []
     setup = MatchSetup("m1", game_name, [f"b{i}" for i in range(players)], seats, seed, time_control=TimeControl())
-    await run_match(setup, ManualClock(), events.append)
+    await run_match(setup, ManualClock(), lambda make: events.append(make()))
     return events
 
 

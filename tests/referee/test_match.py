@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from arena.errors import SeatGoneError, TimeControlError
 from arena.games import Termination, get_game
 from arena.referee import DecisionRequest, MatchRecord, MatchSetup, Rejection, TimeControl, run_match
 from arena.referee.match import Match, MatchEvent
-from arena.referee.record import DecisionRecord, Fault, RejectionRecord
+from arena.referee.record import DecisionRecord, Fault, RejectionRecord, replay_states
 from arena.store.match_index import MatchSummary
 from tests.referee.doubles import ManualClock, PolicySeat, replay
 
@@ -162,7 +163,7 @@ async def test_cancelling_a_match_records_it_as_aborted() -> None:
     seats: list[Any] = [SilentSeat(GAME, get_policy("5211", "random", 0)), *policy_seats(2)[1:]]
     clock = ManualClock()
     events: list[MatchEvent] = []
-    task = asyncio.ensure_future(run_match(setup_for(seats), clock, events.append))
+    task = asyncio.ensure_future(run_match(setup_for(seats), clock, lambda make: events.append(make())))
     await clock.advance(0.1)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -175,7 +176,7 @@ async def test_cancelling_a_match_records_it_as_aborted() -> None:
 async def test_spectator_events_hold_public_views_only() -> None:
     seats = policy_seats(3, 5)
     events: list[MatchEvent] = []
-    record = await run_on_manual_clock(setup_for(seats), observer=events.append)
+    record = await run_on_manual_clock(setup_for(seats), observer=lambda make: events.append(make()))
     assert [e.kind for e in events][:2] == ["started", "turn"]
     assert events[-1].kind == "ended" and events[-1].outcome == record.outcome
     steps = [e for e in events if e.kind == "turn"]
@@ -184,6 +185,30 @@ async def test_spectator_events_hold_public_views_only() -> None:
         assert event.view.seat is None and event.view.hand == ()
         recorded = record.turns[event.turn - 1]
         assert dict(event.actions) == {d.seat: d.action for d in recorded}
+
+
+async def test_an_event_made_late_is_the_event_made_at_once_and_each_round_result_comes_once() -> None:
+    """A spectator event is made only when someone watches (``EventMaker``), maybe long after its
+    turn: it is made from the states of its own time, and a round's result comes with the turn that
+    ended the round, once."""
+    seats = policy_seats(2, 3)
+    at_once: list[MatchEvent] = []
+    makers: list[Callable[[], MatchEvent]] = []
+
+    def observe(make: Callable[[], MatchEvent]) -> None:
+        makers.append(make)
+        if len(makers) % 2:
+            at_once.append(make())
+
+    record = await run_on_manual_clock(setup_for(seats), observer=observe)
+    late = [make() for make in makers]
+    assert [late[i] for i in range(0, len(late), 2)] == at_once
+    assert all(make() is event for make, event in zip(makers, late, strict=True))  # made once
+    rounds = [e.round_result[0] for e in late if e.round_result is not None]
+    assert rounds == sorted(set(rounds)) and len(rounds) >= 2
+    turns = ({d.seat: d.action for d in turn} for turn in record.turns)
+    states = list(replay_states(record.game, 2, record.seed, record.options, record.deck, turns))
+    assert [event.view for event in late] == [GAME.public_view(states[event.turn]) for event in late]
 
 
 @pytest.mark.parametrize(
