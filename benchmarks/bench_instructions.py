@@ -82,9 +82,6 @@ def main() -> int:
     parser.add_argument(
         "--front", action="store_true", help="the node behind its front (arena serve --front); the front not counted"
     )
-    parser.add_argument(
-        "--keep", type=Path, help="copy the node's callgrind dump here (read it with callgrind_annotate)"
-    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
@@ -110,8 +107,6 @@ def main() -> int:
             echo_port = int(echo.stdout.readline())
             decisions = asyncio.run(counted_arena(f"127.0.0.1:{port}", admin, node.pid, args.concurrency, args.seconds))
             node_ir = instructions(folder / "node.cg")
-            if args.keep is not None:
-                shutil.copy(max(folder.glob("node.cg.*")), args.keep)
             trips = asyncio.run(counted_echo(echo_port, echo.pid, args.concurrency, args.seconds))
             echo_ir = instructions(folder / "echo.cg")
         finally:
