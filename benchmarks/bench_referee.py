@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.games.lookup import get_game
 from arena.referee import DecisionRequest, Fault, MatchEnd, MatchSetup, MatchStart, Rejection, TimeControl
-from arena.referee.match import Match, MatchEvent
+from arena.referee.match import EventMaker, Match
 
 
 class InstantSeat:
@@ -61,7 +61,7 @@ class Metrics:
 
 
 async def play(players: int, matches: int, concurrency: int) -> tuple[int, float]:
-    events: list[MatchEvent] = []
+    events: list[EventMaker] = []  # as a node without spectators: the events are not made
     seats = [InstantSeat(i) for i in range(players * concurrency)]
     seeds = iter(range(1, 1 << 30))
 
