@@ -107,7 +107,7 @@ class Requests:
 class LinkContext:
     """What ``BotServicer.Connect`` uses of a ``grpc.aio.ServicerContext``, over the link."""
 
-    __slots__ = ("_peer", "confirms", "ended", "ident", "link", "requests")
+    __slots__ = ("_peer", "confirms", "drained", "ended", "ident", "link", "requests")
 
     def __init__(self, link: FrontLink, ident: int, peer: str) -> None:
         self.link, self.ident, self._peer = link, ident, peer
@@ -115,6 +115,8 @@ class LinkContext:
         self.ended = False
         self.confirms: deque[Callable[[], None]] | None = None
         """What to call as the front writes each CONFIRM sent, oldest first."""
+        self.drained: asyncio.Future[None] | None = None
+        """Resolved once no CONFIRM is left unwritten (``flushed`` waits on it)."""
 
     def peer(self) -> str:
         return self._peer
@@ -138,6 +140,18 @@ class LinkContext:
         """The front wrote the oldest CONFIRM to the bot's stream."""
         if self.confirms:
             self.confirms.popleft()()
+            if not self.confirms and self.drained is not None and not self.drained.done():
+                self.drained.set_result(None)
+
+    async def flushed(self) -> None:
+        """Wait until the front has written every CONFIRM sent (the task is cancelled instead if the
+        bot's stream goes first)."""
+        if self.confirms:
+            self.drained = asyncio.get_running_loop().create_future()
+            try:
+                await self.drained
+            finally:
+                self.drained = None
 
     def take_requests(self, handler: Callable[[bot_pb2.ConnectRequest | Undecodable | None], None]) -> None:
         self.requests.take(handler)

@@ -85,6 +85,10 @@ class DirectStream(Protocol):
         and with None when the bot ends its side."""
         ...
 
+    async def flushed(self) -> None:
+        """Wait until every message that asked to be told it was written has been."""
+        ...
+
 
 CLOSE_STATUS = {
     CloseReason.REPLACED: grpc.StatusCode.ABORTED,
@@ -287,6 +291,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         try:
             stream.take_requests(receive)
             await closed
+            # Its match ends go to the bot's next connection only once this stream cannot take them
+            # any more (as over gRPC, where the last writes are awaited): never told on both.
+            await stream.flushed()
         finally:
             reading = False
             connection.outbox.drain_into(None)
