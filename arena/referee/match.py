@@ -227,6 +227,8 @@ class Match:
         self._decided: dict[Seat, DecisionRecord] = {}
         """The current turn's decisions known so far (a forfeited seat's at once, the others' once judged)."""
         self._waits: list[_Wait] = []
+        self._judged: dict[Seat, Any] = {}
+        """The current turn's answers that were used, as the rules parsed them (not parsed again to play)."""
         """The current turn's outstanding requests."""
         self._left = 0
         """How many of them have not settled."""
@@ -311,6 +313,7 @@ class Match:
                 raise LeaseLostError(f"the lease of match {self.setup.match_id} ran out before turn {self.turn}")
             self._seats = sorted(seats)
             self._decided = {}
+            self._judged = {}
             waits: list[_Wait] = []
             for seat in self._seats:
                 prepared = self._request(seat)
@@ -363,7 +366,8 @@ class Match:
             for d in decisions:
                 if d.sequence:  # a request was sent
                     self.metrics.decision(self.setup.game, d.elapsed, d.fallback)
-        actions = {d.seat: self.game.parse_action(d.action) for d in decisions}
+        judged, parse = self._judged, self.game.parse_action
+        actions = {d.seat: judged[d.seat] if d.seat in judged else parse(d.action) for d in decisions}
         self.state = self.game.apply(self.state, actions)
         self.record.turns.append(tuple(decisions))
         self.turn += 1
@@ -467,6 +471,7 @@ class Match:
             return self._reject(
                 seat, request, answer, str(failure), fault, elapsed, Termination.ILLEGAL_ACTION, notices
             )
+        self._judged[seat] = action  # the rules' round trip: parse_action(str(action)) == action
         return DecisionRecord(self.turn, seat, str(action), elapsed, None, sequence)
 
     def _reject(
