@@ -183,8 +183,6 @@ class ArenaMetrics:
             ["service", "method", "code"],
             registry=r,
         )
-        self._per_decision: dict[str, Observations] = {}
-        """By game: the latency histogram's series (``labels`` builds a tuple and looks it up)."""
         self._start_at_zero()
 
     def _start_at_zero(self) -> None:
@@ -213,10 +211,7 @@ class ArenaMetrics:
 
     def decision(self, game: str, seconds: float, fault: Fault | None) -> None:
         """A seat answered, or failed to (``fault``: why its answer was not used, the ``fault`` label)."""
-        series = self._per_decision.get(game)
-        if series is None:
-            series = self._per_decision[game] = self.decision_latency.labels(game)
-        series.observe(seconds)
+        self.decision_latency.labels(game).observe(seconds)
         if fault is None:
             return
         self.rejections.labels(game, fault.value).inc()

@@ -125,7 +125,7 @@ class LinkContext:
         return ()
 
     async def write(self, message: bytes | bot_pb2.ConnectResponse) -> None:
-        self.link.send(Kind.DATA, self.ident, encoded(message))
+        self.write_now(message)
 
     def write_now(self, message: bytes | bot_pb2.ConnectResponse, written: Callable[[], None] | None = None) -> None:
         if written is None:

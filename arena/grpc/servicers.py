@@ -266,9 +266,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     closed.set_result(None)
                 return
             # A match's end is kept for the bot's next connection until it is written (not queued).
-            end = connection.unconfirmed and any(message is kept for kept in connection.unconfirmed)
+            end = connection.unwritten(message)
             try:
-                stream.write_now(on_wire(message), functools.partial(connection.written, message) if end else None)
+                stream.write_now(on_wire(message), functools.partial(written, message) if end else None)
             except Exception:  # a bug: this bot's stream ends, the others carry on
                 log.exception("could not write to bot %s", connection.session.name)
                 connection.close(CloseReason.DISCONNECTED)

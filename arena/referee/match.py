@@ -227,9 +227,9 @@ class Match:
         self._decided: dict[Seat, DecisionRecord] = {}
         """The current turn's decisions known so far (a forfeited seat's at once, the others' once judged)."""
         self._waits: list[_Wait] = []
+        """The current turn's outstanding requests."""
         self._judged: dict[Seat, Any] = {}
         """The current turn's answers that were used, as the rules parsed them (not parsed again to play)."""
-        """The current turn's outstanding requests."""
         self._left = 0
         """How many of them have not settled."""
         self._ended: asyncio.Future[None] | None = None

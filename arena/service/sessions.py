@@ -109,6 +109,10 @@ class Connection:
         self.unconfirmed.append(end)
         self.send(end)
 
+    def unwritten(self, message: Outgoing) -> bool:
+        """Whether ``message`` is a match end that the transport has not yet confirmed it wrote."""
+        return bool(self.unconfirmed) and any(end is message for end in self.unconfirmed)
+
     def written(self, message: Outgoing) -> None:
         """The transport wrote ``message`` to the stream (called only while ends are unconfirmed)."""
         for index, end in enumerate(self.unconfirmed):
