@@ -29,7 +29,7 @@ from arena.serve.process import redis_node as serve_node
 from arena.service.limits import Limits
 from arena.store.embedded import EmbeddedRedis
 from arena.store.redis_stores import connect
-from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
+from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.grpc.rawbot import Chooser, RawBot
 
 ADMIN = "admin-secret-for-tests"
@@ -161,6 +161,46 @@ async def limited_arena(redis: EmbeddedRedis, front: Path | None = None, **limit
             await node.matches.shutdown(0.5)
             await channel.close()
             await server.stop(0.5)
+
+
+@dataclasses.dataclass
+class StalledEnd:
+    """A match that ended while its bot "dropper" had a stream that stopped reading (``stalled_end``)."""
+
+    token: str
+    """Dropper's token, to connect again."""
+    match_id: str
+    stays: RawBot
+    """The other seat's bot, which reads as it should."""
+    channel: grpc.aio.Channel
+    call: grpc.aio.StreamStreamCall[bot_pb2.ConnectRequest, bot_pb2.ConnectResponse]
+    """Dropper's stalled stream (cancel it, then close ``channel``, to drop it)."""
+
+
+async def stalled_end(arena: Arena) -> StalledEnd:
+    """Bot "dropper" connects, reads its Welcome and then nothing: its small receive window fills and
+    the server's writes to it wait. It plays a match against "stays" (answering nothing, so it times
+    out at every turn) to the match's end, whose message is then queued behind the stalled writes."""
+    token = await arena.register("dropper")
+    stays = await arena.connect("stays")
+    channel = grpc.aio.insecure_channel(
+        arena.address, options=[("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)]
+    )
+    hello = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=token, games=["5211"]))
+
+    async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
+        yield hello
+        await asyncio.sleep(60)
+
+    call = bot_pb2_grpc.BotServiceStub(channel).Connect(requests())
+    first = await call.read()
+    assert isinstance(first, bot_pb2.ConnectResponse)  # not grpc.aio.EOF
+    assert first.WhichOneof("kind") == "welcome"
+    tc = TimeControl(decision_allowance=0.02, time_bank=0.0, strike_limit=1000, disconnect_grace=30.0)
+    match_id = await arena.start_match(["dropper", "stays"], tc=tc)
+    record = await asyncio.wait_for(arena.node.matches.wait(match_id), 60)
+    assert record.outcome is not None
+    return StalledEnd(token, match_id, stays, channel, call)
 
 
 async def eventually(predicate: Callable[[], object], seconds: float = 10.0) -> None:

@@ -13,13 +13,11 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import grpc
 import pytest
 
-from arena.referee.timecontrol import TimeControl
 from arena.store.embedded import EmbeddedRedis
-from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2
-from tests.grpc.harness import Arena, eventually, limited_arena
+from arena.v1 import bot_pb2, common_pb2
+from tests.grpc.harness import Arena, eventually, limited_arena, stalled_end
 from tests.grpc.rawbot import RawBot
 from tests.grpc.test_faults import (  # noqa: F401 - collected here again, behind the front
     test_a_bot_that_reconnects_resumes_its_match,
@@ -86,32 +84,16 @@ async def test_a_replaced_stream_keeps_its_match_end_until_it_is_gone_and_the_bo
     stream took it. A stream closed meanwhile (its bot connected again) keeps the end until the front
     has written it or the stream is gone, as a gRPC write waits: handed to the new connection at
     once, it could be told on both."""
-    token = await arena.register("dropper")
-    await arena.connect("stays")
-    channel = grpc.aio.insecure_channel(
-        arena.address, options=[("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)]
-    )
-    hello = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=token, games=["5211"]))
-
-    async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
-        yield hello
-        await asyncio.sleep(60)
-
-    call = bot_pb2_grpc.BotServiceStub(channel).Connect(requests())  # reads the Welcome, then nothing
-    first = await call.read()
-    assert isinstance(first, bot_pb2.ConnectResponse) and first.WhichOneof("kind") == "welcome"
-    tc = TimeControl(decision_allowance=0.02, time_bank=0.0, strike_limit=1000, disconnect_grace=30.0)
-    match_id = await arena.start_match(["dropper", "stays"], tc=tc)
-    await asyncio.wait_for(arena.node.matches.wait(match_id), 60)
+    ended = await stalled_end(arena)
     stalled = arena.node.hub.sessions["dropper"].connection
     await eventually(lambda: stalled is not None and bool(stalled.unconfirmed))
-    again = RawBot(arena.address, token).start()  # replaces the stalled stream
+    again = RawBot(arena.address, ended.token).start()  # replaces the stalled stream
     arena.bots.append(again)
     await asyncio.wait_for(again.welcomed.wait(), 10)
     await asyncio.sleep(0.5)
     assert not again.messages("match_ended"), "the end went to the new stream while the old could still take it"
-    call.cancel()
-    await channel.close()
-    await again.wait_ended(match_id, 10)
+    ended.call.cancel()
+    await ended.channel.close()
+    await again.wait_ended(ended.match_id, 10)
     await asyncio.sleep(0.3)
-    assert len([m for m in again.messages("match_ended") if m.match_id == match_id]) == 1
+    assert len([m for m in again.messages("match_ended") if m.match_id == ended.match_id]) == 1

@@ -19,7 +19,6 @@ from arena.store.match_queue import MatchQueue
 from arena.store.redis_stores import RedisTokenStore, connect
 from arena.v1 import (
     bot_pb2,
-    bot_pb2_grpc,
     common_pb2,
     league_pb2,
     league_pb2_grpc,
@@ -27,7 +26,7 @@ from arena.v1 import (
     registry_pb2,
     registry_pb2_grpc,
 )
-from tests.grpc.harness import ADMIN_METADATA, Arena, eventually
+from tests.grpc.harness import ADMIN_METADATA, Arena, eventually, stalled_end
 from tests.grpc.rawbot import RawBot
 
 ECHO_LIMIT = 80
@@ -319,34 +318,14 @@ async def test_a_huge_unknown_match_id_is_echoed_truncated(arena: Arena) -> None
 
 
 async def test_a_match_end_queued_to_a_dropped_connection_is_told_on_the_next(arena: Arena) -> None:
-    token = await arena.register("dropper")
-    stays = await arena.connect("stays")
-    # A connection that stops reading: its small receive window fills, the server's writes wait.
-    channel = grpc.aio.insecure_channel(
-        arena.address, options=[("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)]
-    )
-    stub = bot_pb2_grpc.BotServiceStub(channel)
-    hello_message = bot_pb2.ConnectRequest(hello=bot_pb2.Hello(token=token, games=["5211"]))
-
-    async def requests() -> AsyncIterator[bot_pb2.ConnectRequest]:
-        yield hello_message
-        await asyncio.sleep(60)
-
-    call = stub.Connect(requests())
-    first = await call.read()
-    assert isinstance(first, bot_pb2.ConnectResponse)  # not grpc.aio.EOF
-    assert first.WhichOneof("kind") == "welcome"
-    tc = TimeControl(decision_allowance=0.02, time_bank=0.0, strike_limit=1000, disconnect_grace=30.0)
-    match_id = await arena.start_match(["dropper", "stays"], tc=tc)
-    record = await asyncio.wait_for(arena.node.matches.wait(match_id), 60)
-    assert record.outcome is not None
+    ended = await stalled_end(arena)
     await asyncio.sleep(0.2)
     stalled = arena.node.hub.sessions["dropper"].connection
     assert stalled is not None and stalled.unconfirmed, "the match end should be queued behind the stalled writes"
-    call.cancel()
-    await channel.close()
+    ended.call.cancel()
+    await ended.channel.close()
     await eventually(lambda: arena.node.hub.sessions["dropper"].connection is None)
-    again = RawBot(arena.address, token).start()
+    again = RawBot(arena.address, ended.token).start()
     arena.bots.append(again)
-    told = await again.wait_ended(match_id, 10)
-    assert told.outcome == (await stays.wait_ended(match_id)).outcome
+    told = await again.wait_ended(ended.match_id, 10)
+    assert told.outcome == (await ended.stays.wait_ended(ended.match_id)).outcome
