@@ -76,12 +76,12 @@ chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the sto
 
 # The kits and the deploy checker build in the background meanwhile (scripts/prebuild.sh, at the lowest
 # priority), and their tests run last: by then they are built.
-pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the rest (servers, nodes, kits) one at a time
+pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the rest (servers, nodes, kits) two workers, a file each
 	@setsid scripts/prebuild.sh & prebuild=$$!; \
 	trap 'kill -- -'$$prebuild' 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
 	set -e; \
 	$(BIN)/pytest -q -n 2 --durations=10 $(UNIT); \
-	$(BIN)/pytest -q --durations=25 $(addprefix --ignore=,$(UNIT)) tests
+	$(BIN)/pytest -q -n 2 --dist loadfile --durations=25 $(addprefix --ignore=,$(UNIT)) tests
 
 bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py
