@@ -83,7 +83,7 @@ pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the 
 	$(BIN)/pytest -q -n 2 --durations=10 $(UNIT); \
 	$(BIN)/pytest -q -n 2 --dist loadfile --durations=25 $(addprefix --ignore=,$(UNIT)) tests
 
-bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
+bench: $(STAMP) front ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py
 	$(PY) benchmarks/bench_games.py --game coloretto --observe --target 1000
 	$(PY) benchmarks/bench_games.py --game azul --observe --target 150
@@ -91,7 +91,9 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py --game fool --target 250 --target-players 6
 	$(PY) benchmarks/bench_referee.py
 	$(PY) benchmarks/bench_stack.py
+	$(PY) benchmarks/bench_stack.py --front
 	$(PY) benchmarks/bench_workers.py
+	$(PY) benchmarks/bench_workers.py --front
 	$(PY) benchmarks/bench_duplicate.py
 	$(PY) benchmarks/bench_calibration.py
 	$(PY) benchmarks/bench_leaderboard.py
@@ -102,6 +104,7 @@ bench: $(STAMP) ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_heuristic.py --game azul --option wall=grey --players 2 3 4
 	$(PY) benchmarks/bench_heuristic.py --game fool --players 4 6 8
 	$(PY) benchmarks/bench_memory.py
+	$(PY) benchmarks/bench_memory.py --front
 	$(PY) benchmarks/bench_store.py
 	$(PY) benchmarks/bench_ladder.py
 
