@@ -44,6 +44,12 @@ GOAWAY = 7
 TIMEOUTS = ("--handshake-timeout-seconds", "1", "--idle-connection-seconds", "1")
 BUILD_TIMEOUT = 900.0
 """A cold ``cargo build --release`` of the front compiles tonic and tokio: minutes on two cores."""
+BUILT_IN_A_FIXTURE = pytest.mark.timeout(func_only=True)
+"""The timeout of the tests of a module whose front fixture may wait for the build: their bodies only,
+at the suite's default. ``make pytest`` builds the front in the background at the lowest priority while
+two workers run the tests, which can take longer than any test; the build's waits are bounded on their own."""
+
+pytestmark = BUILT_IN_A_FIXTURE
 
 
 def build_front() -> Path:

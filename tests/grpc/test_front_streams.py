@@ -34,7 +34,9 @@ from tests.grpc.test_protocol import (  # noqa: F401 - collected here again, beh
     test_a_match_end_queued_to_a_dropped_connection_is_told_on_the_next,
     test_an_undecodable_message_after_hello_ends_the_stream_with_invalid_argument,
 )
-from tests.test_front import build_front
+from tests.test_front import BUILT_IN_A_FIXTURE, build_front
+
+pytestmark = BUILT_IN_A_FIXTURE
 
 
 @pytest.fixture(scope="module")

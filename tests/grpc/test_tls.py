@@ -19,7 +19,9 @@ from arena.node import ArenaNode
 from arena.store.embedded import EmbeddedRedis
 from arena.v1 import match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.grpc.harness import redis_node
-from tests.test_front import behind_front, build_front
+from tests.test_front import BUILT_IN_A_FIXTURE, behind_front, build_front
+
+pytestmark = BUILT_IN_A_FIXTURE
 
 
 @pytest.fixture
