@@ -208,9 +208,13 @@ async def arena_rate(
             raise RuntimeError("the bots never became available")
 
         async def keep_going() -> None:
-            await asyncio.gather(*(start(pair) for pair in range(concurrency)))
-            while True:
-                await start(await ended.get())
+            # Each pair's next match starts as soon as its last one ends, whatever the others do: one
+            # start after another would hold the matches in flight well under ``concurrency``.
+            async with asyncio.TaskGroup() as starting:
+                for pair in range(concurrency):
+                    starting.create_task(start(pair))
+                while True:
+                    starting.create_task(start(await ended.get()))
 
         driver = asyncio.ensure_future(keep_going())
         await asyncio.sleep(warmup)

@@ -217,9 +217,13 @@ async def measure(
         raise RuntimeError("a pair never became available")
 
     async def keep_going() -> None:
-        await asyncio.gather(*(start(pair) for pair in range(concurrency)))
-        while True:
-            await start(await restart.get())
+        # Each pair's next match starts as soon as its last one ends (one start after another would
+        # hold the matches in flight well under ``concurrency``).
+        async with asyncio.TaskGroup() as starting:
+            for pair in range(concurrency):
+                starting.create_task(start(pair))
+            while True:
+                starting.create_task(start(await restart.get()))
 
     driver = asyncio.ensure_future(keep_going())
     await asyncio.sleep(warmup)
