@@ -11,7 +11,9 @@ grpc.aio bidirectional ping-pong measured in the same run at the same concurrenc
 
 The ratio is arena decisions/s over raw round trips/s (goal: at least 0.5 at 64). It also reads the
 node's ``arena_referee_overhead_seconds`` histogram over the window: the referee's own time from the
-answer that completed a turn to the write of the next request, at p50 and p99.
+answer that completed a turn to the write of the next request, at p50 and p99; and how many matches
+were in play on average (the seconds of play of the matches that ended in the window, over its
+length), which shows that the C matches were kept in flight.
 Run: ``python benchmarks/bench_stack.py [--players 2 4] [--concurrency 1 64]``.
 """
 
@@ -45,18 +47,46 @@ HERE = Path(__file__).resolve().parent
 GOAL = 0.5
 """Arena decisions/s over raw round trips/s at 64 concurrent matches (issue 17)."""
 OVERHEAD = "arena_referee_overhead_seconds"
+PLAYED = "arena_match_duration_seconds_sum"
+"""The seconds of play of the matches ended so far: their growth over a window, divided by its length,
+is how many matches were in play on average."""
+ACTIVE = "arena_active_matches"
+SETTLE_SECONDS = 60.0
+"""How long the matches still in play after a window may take to end (a 5211 match takes about a second)."""
 
 
-def buckets(metrics_url: str, name: str = OVERHEAD) -> dict[float, float]:
-    """A histogram's cumulative bucket counts (upper bound -> count), read from /metrics."""
-    text = urllib.request.urlopen(metrics_url, timeout=10).read().decode()
-    found: dict[float, float] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == f"{name}_bucket":
-                bound = float(sample.labels["le"])
-                found[bound] = found.get(bound, 0.0) + sample.value
-    return found
+@dataclasses.dataclass
+class Reading:
+    """What the node's /metrics said at one moment: the overhead histogram's cumulative bucket counts
+    (upper bound -> count), the seconds its ended matches played and the matches it referees."""
+
+    overhead: dict[float, float]
+    played: float
+    active: float
+
+    @classmethod
+    def of(cls, metrics_url: str) -> Reading:
+        text = urllib.request.urlopen(metrics_url, timeout=10).read().decode()
+        overhead: dict[float, float] = {}
+        played = active = 0.0
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == f"{OVERHEAD}_bucket":
+                    bound = float(sample.labels["le"])
+                    overhead[bound] = overhead.get(bound, 0.0) + sample.value
+                elif sample.name == PLAYED:
+                    played += sample.value
+                elif sample.name == ACTIVE:
+                    active += sample.value
+        return cls(overhead, played, active)
+
+
+def settle(metrics_url: str) -> None:
+    """Wait until the node referees no match: the matches started before a window ended play out
+    while their bots still run, so none ends in the next window (with a forfeit, its duration counted)."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while Reading.of(metrics_url).active and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def quantile(before: dict[float, float], after: dict[float, float], q: float) -> float | None:
@@ -119,6 +149,8 @@ class Measure:
     """Seconds measured."""
     server_system_us: float = 0.0
     """The part of ``server_cpu_us`` spent in the kernel (system time)."""
+    in_play: float | None = None
+    """Matches in play on average over the window (from the node's metrics)."""
 
 
 class Window:
@@ -129,7 +161,7 @@ class Window:
         self.metrics_url = metrics_url
 
     def begin(self, count: int) -> None:
-        self.histogram = buckets(self.metrics_url) if self.metrics_url else {}
+        self.reading = Reading.of(self.metrics_url) if self.metrics_url else None
         self.count, self.time = count, time.perf_counter()
         self.server, self.client = cpu_split(self.server_pid), cpu_seconds()
 
@@ -140,11 +172,19 @@ class Window:
         server = user + system
         client = cpu_seconds() - self.client
         overhead: tuple[float | None, float | None] = (None, None)
-        if self.metrics_url:
-            after = buckets(self.metrics_url)
-            overhead = (quantile(self.histogram, after, 0.5), quantile(self.histogram, after, 0.99))
+        in_play = None
+        if self.metrics_url and self.reading is not None:
+            before, after = self.reading, Reading.of(self.metrics_url)
+            overhead = (quantile(before.overhead, after.overhead, 0.5), quantile(before.overhead, after.overhead, 0.99))
+            in_play = (after.played - before.played) / elapsed
         return Measure(
-            units / elapsed, server / units * 1e6, client / units * 1e6, overhead, elapsed, system / units * 1e6
+            units / elapsed,
+            server / units * 1e6,
+            client / units * 1e6,
+            overhead,
+            elapsed,
+            system / units * 1e6,
+            in_play,
         )
 
 
@@ -228,6 +268,8 @@ async def arena_rate(
             counting.end()
         driver.cancel()
         await asyncio.gather(driver, return_exceptions=True)
+    if metrics_url is not None:
+        await asyncio.to_thread(settle, metrics_url)
     for bot in bots:
         bot.stop()
     await asyncio.gather(*runs, return_exceptions=True)
@@ -280,6 +322,10 @@ def with_system(measure: Measure) -> str:
     return f"{measure.server_cpu_us:.0f} ({measure.server_system_us:.0f})"
 
 
+def count(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
 def ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.3f}"
 
@@ -304,7 +350,7 @@ def main() -> int:
                 f"{'players':>7} {'concurrency':>11}  {'arena decisions/s':>17}  {'raw round trips/s':>17}  "
                 f"{'ratio':>5}  {'CPU us/unit: arena server (system)':>34} {'client':>6}  {'raw server (system)':>19} "
                 f"{'client':>6}  "
-                f"{'referee overhead p50 ms':>23} {'p99 ms':>7}"
+                f"{'referee overhead p50 ms':>23} {'p99 ms':>7}  {'matches in play':>15}"
             )
             for players in args.players:
                 for concurrency in args.concurrency:
@@ -318,7 +364,7 @@ def main() -> int:
                         f"{players:>7} {concurrency:>11}  {arena.rate:>17,.0f}  {raw.rate:>17,.0f}  {ratio:>5.2f}  "
                         f"{with_system(arena):>34} {arena.client_cpu_us:>6.0f}  "
                         f"{with_system(raw):>19} {raw.client_cpu_us:>6.0f}  "
-                        f"{ms(arena.overhead[0]):>23} {ms(arena.overhead[1]):>7}{goal}",
+                        f"{ms(arena.overhead[0]):>23} {ms(arena.overhead[1]):>7}  {count(arena.in_play):>15}{goal}",
                         flush=True,
                     )
     finally:
