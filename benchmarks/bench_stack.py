@@ -7,7 +7,9 @@ grpc.aio bidirectional ping-pong measured in the same run at the same concurrenc
   Each decision is one message each way on a bot's stream, as each raw round trip is one message
   each way on a stream.
 - raw: a bare grpc.aio echo server process; in this process C streams, each doing sequential
-  request/response round trips of a 64-byte message, counted over the same window.
+  request/response round trips of a 64-byte message, counted over a window as long, once just before
+  the arena's window and once just after: their mean is the baseline, so a machine whose speed drifts
+  over the minute moves both sides of the ratio alike.
 
 The ratio is arena decisions/s over raw round trips/s (goal: at least 0.5 at 64). It also reads the
 node's ``arena_referee_overhead_seconds`` histogram over the window: the referee's own time from the
@@ -151,6 +153,17 @@ class Measure:
     """The part of ``server_cpu_us`` spent in the kernel (system time)."""
     in_play: float | None = None
     """Matches in play on average over the window (from the node's metrics)."""
+
+    @staticmethod
+    def mean(first: Measure, second: Measure) -> Measure:
+        """The mean of two windows of the same load (the raw echo's, before and after the arena's)."""
+        return Measure(
+            (first.rate + second.rate) / 2,
+            (first.server_cpu_us + second.server_cpu_us) / 2,
+            (first.client_cpu_us + second.client_cpu_us) / 2,
+            window=first.window + second.window,
+            server_system_us=(first.server_system_us + second.server_system_us) / 2,
+        )
 
 
 class Window:
@@ -354,17 +367,20 @@ def main() -> int:
             )
             for players in args.players:
                 for concurrency in args.concurrency:
+                    before = asyncio.run(raw_rate(port, pingpong.pid, concurrency, warmup, args.seconds))
                     arena = asyncio.run(
                         arena_rate(address, admin, server.pid, concurrency, warmup, args.seconds, players, metrics)
                     )
-                    raw = asyncio.run(raw_rate(port, pingpong.pid, concurrency, warmup, args.seconds))
+                    after = asyncio.run(raw_rate(port, pingpong.pid, concurrency, warmup, args.seconds))
+                    raw = Measure.mean(before, after)
                     ratio = arena.rate / raw.rate
                     goal = f"  (goal >= {GOAL}: {'met' if ratio >= GOAL else 'NOT met'})" if concurrency == 64 else ""
                     print(
                         f"{players:>7} {concurrency:>11}  {arena.rate:>17,.0f}  {raw.rate:>17,.0f}  {ratio:>5.2f}  "
                         f"{with_system(arena):>34} {arena.client_cpu_us:>6.0f}  "
                         f"{with_system(raw):>19} {raw.client_cpu_us:>6.0f}  "
-                        f"{ms(arena.overhead[0]):>23} {ms(arena.overhead[1]):>7}  {count(arena.in_play):>15}{goal}",
+                        f"{ms(arena.overhead[0]):>23} {ms(arena.overhead[1]):>7}  {count(arena.in_play):>15}{goal}"
+                        f"  (raw {before.rate:,.0f} before, {after.rate:,.0f} after)",
                         flush=True,
                     )
     finally:
