@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.v1 import common_pb2
-from tests.grpc.harness import Arena
+from tests.grpc.harness import Arena, eventually
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -135,10 +135,8 @@ async def test_the_sdk_plays_at_both_ends_of_its_grpcio_and_protobuf_range(
         python, "-m", "arena_bot", "random", "--server", arena.address, "--matches", "1", env=env
     )
     try:
-        for _ in range(200):  # until the SDK's bot is connected
-            if arena.node.hub.sessions.get("ranged") is not None:
-                break
-            await asyncio.sleep(0.05)
+        # Until the SDK's bot is connected: a fresh interpreter of another environment, on a busy machine.
+        await eventually(lambda: arena.node.hub.sessions.get("ranged") is not None, 60)
         match_id = await arena.start_match(["ranged", "other"])
         end_of_match = await opponent.wait_ended(match_id)
         assert end_of_match.outcome.termination == common_pb2.TERMINATION_NORMAL
