@@ -10,6 +10,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +24,14 @@ from arena.cli.mainjob import MainJob, run_main_job
 from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
+
+
+@pytest.fixture(autouse=True)
+def temporary_folders_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job's temporary folders (its data; the bots' logs, which it keeps when it fails; everything
+    an ``arena run`` killed outright leaves) go under ``tmp_path``, not the machine's /tmp."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # for the processes the tests start
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 def dash_tokens() -> str:
