@@ -96,11 +96,17 @@ async def test_bots_join_leave_come_back_and_retire(nodes: Nodes, redis7: Embedd
     async def played_by(bot: str) -> int:
         return sum(1 for _, bots in (await scheduled(client, ladder_id)).values() if bot in bots)
 
+    async def on_the_board(bot: str) -> bool:
+        return bot in {e.bot_name for e in (await standings(address, ladder_id)).entries}
+
     try:
         await until(lambda: _at_least(client, ladder_id, 20), 30)
         # A bot joining mid-run (a new version of c) gets games at once.
         await nodes.connect("c@v2", random_bot(2, 9))
         await until(lambda: _positive(played_by("c@v2")), 5)
+        # and a result, before a leaves: a match of c@v2's with a, under way when a goes, would hold
+        # c@v2's seat until a's disconnect grace ends it.
+        await until(lambda: on_the_board("c@v2"), 30)
         # A bot that leaves is no longer scheduled, and keeps its rating.
         await nodes.disconnect("a")
         await asyncio.sleep(1.5)  # its directory entry goes; a pass under way may still pick it
