@@ -74,8 +74,8 @@ test-fast: $(STAMP) ## Unit, property and conformance tests only (under a minute
 chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the store's host crashing mid-league
 	$(PY) benchmarks/chaos.py
 
-# The kits and the deploy checker build in the background meanwhile (scripts/prebuild.sh, at the lowest
-# priority), and their tests run last: by then they are built.
+# The kits, the deploy checker and the front build in the background meanwhile (scripts/prebuild.sh, at
+# the lowest priority), and their tests run last; one that comes before its build is done waits for it.
 pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the rest (servers, nodes, kits) two workers, a file each
 	@setsid scripts/prebuild.sh & prebuild=$$!; \
 	trap 'kill -- -'$$prebuild' 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \

@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -222,6 +222,19 @@ class CountingRandomBot(Bot):
             self.ended.put_nowait(self.pair)
 
 
+async def keep_playing(
+    concurrency: int, start: Callable[[int], Coroutine[Any, Any, None]], ended: asyncio.Queue[int]
+) -> None:
+    """Start a match for each of ``concurrency`` groups, then each group's next one as soon as ``ended``
+    names it, whatever the others do (one start after another would hold the matches in flight well
+    under ``concurrency``); until cancelled."""
+    async with asyncio.TaskGroup() as starting:
+        for group in range(concurrency):
+            starting.create_task(start(group))
+        while True:
+            starting.create_task(start(await ended.get()))
+
+
 async def arena_rate(
     address: str,
     admin: str,
@@ -260,16 +273,7 @@ async def arena_rate(
                     await asyncio.sleep(0.05)
             raise RuntimeError("the bots never became available")
 
-        async def keep_going() -> None:
-            # Each pair's next match starts as soon as its last one ends, whatever the others do: one
-            # start after another would hold the matches in flight well under ``concurrency``.
-            async with asyncio.TaskGroup() as starting:
-                for pair in range(concurrency):
-                    starting.create_task(start(pair))
-                while True:
-                    starting.create_task(start(await ended.get()))
-
-        driver = asyncio.ensure_future(keep_going())
+        driver = asyncio.ensure_future(keep_playing(concurrency, start, ended))
         await asyncio.sleep(warmup)
         meter = Window(server_pid, metrics_url)
         if counting is not None:

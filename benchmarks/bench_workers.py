@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
+from bench_stack import keep_playing
 
 from arena.serve.launch import start_serve, stop
 from arena.store.embedded import EmbeddedRedis, free_port
@@ -216,16 +217,7 @@ async def measure(
                 await asyncio.sleep(0.05)
         raise RuntimeError("a pair never became available")
 
-    async def keep_going() -> None:
-        # Each pair's next match starts as soon as its last one ends (one start after another would
-        # hold the matches in flight well under ``concurrency``).
-        async with asyncio.TaskGroup() as starting:
-            for pair in range(concurrency):
-                starting.create_task(start(pair))
-            while True:
-                starting.create_task(start(await restart.get()))
-
-    driver = asyncio.ensure_future(keep_going())
+    driver = asyncio.ensure_future(keep_playing(concurrency, start, restart))
     await asyncio.sleep(warmup)
     watched, bot_pids = [*arena_pids, redis_pid], [process.pid for process in bots]
     counting, began = True, time.perf_counter()
