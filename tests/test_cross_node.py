@@ -10,6 +10,7 @@ import logging
 import socket
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -23,22 +24,24 @@ from arena.cli.admin import create_league, register_bot
 from arena.errors import LimitExceededError, NotFoundError
 from arena.games.lookup import get_game
 from arena.league.schedule import LeagueSpec, schedule_league
+from arena.referee.seat import MatchStart
+from arena.referee.timecontrol import TimeControl
 from arena.serve.launch import stop
 from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.serve.startup import advertised_address
 from arena.service import relay as relay_module
 from arena.service import sessions as sessions_module
 from arena.service.limits import AdminNetworks, Limits
-from arena.service.relay import ProxySeat, RelayKind
+from arena.service.relay import Home, ProxySeat, RelayKind, RelaySeat
 from arena.store.embedded import EmbeddedRedis, free_port
 from arena.store.leagues import LeagueStore
-from arena.store.redis_stores import connect
+from arena.store.redis_stores import connect, text
 from arena.v1 import bot_pb2, bot_pb2_grpc, common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from arena.web import site as site_module
 from arena.web.data import SiteData
 from arena.wire import record as wire_record
 from arena.wire.common import outcome_from_proto
-from tests.grpc.harness import ADMIN, ADMIN_METADATA, located
+from tests.grpc.harness import ADMIN, ADMIN_METADATA, eventually, located
 from tests.grpc.harness import start_node as start_serve_node
 from tests.grpc.rawbot import RawBot
 
@@ -637,6 +640,50 @@ async def test_a_bot_back_on_its_node_restarted_under_its_id_plays_its_match_on(
                     await bot.stop()
         assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
         assert bots[1].messages("action_request")  # asked again on the new instance
+
+
+@pytest.mark.slow
+async def test_what_a_referee_posts_to_a_node_once_it_has_its_id_reaches_it(
+    redis7: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """CI saw a match stall after its bot's node was restarted under its id: the new instance read
+    its inbox only from where it stood once it had taken the id and cleared what the old instance
+    left, which takes a while in a busy arena (here: 100,000 bots online elsewhere). The referee,
+    finding the bot's old entry under the new instance meanwhile, had seated the bot there (as
+    ``RelaySeat._move`` does): its start and request were skipped, and once the bot was back the
+    referee, which had it seated there already, never asked again."""
+    client = connect(redis7.url)
+    until = time.time() + 600
+    async with client.pipeline(transaction=False) as pipe:
+        for first in range(0, 100_000, 10_000):
+            pipe.zadd("arena:online", dict.fromkeys((f"crowd{i}" for i in range(first, first + 10_000)), until))
+            pipe.mset({f"arena:botat:crowd{i}": "node-c" for i in range(first, first + 10_000)})
+        await pipe.execute()
+    start = MatchStart("m1", "5211", 0, ("x", "y"), TimeControl(), {})
+    async with in_process_node(redis7.url, "node-a", tmp_path / "a") as a:
+        relay = a.node.matches.relay
+        assert relay is not None
+
+        async def seat_x_once_b_has_its_id() -> Home:
+            for _ in range(3000):
+                instance = await client.hget("arena:node:node-b", "instance")
+                if instance is not None:
+                    home = Home("node-b", text(instance))
+                    await RelaySeat(relay, home, "x", "m1", 0, "5211").match_started(start)
+                    return home
+                await asyncio.sleep(0.005)
+            raise AssertionError("node-b did not take its id")
+
+        seating = asyncio.ensure_future(seat_x_once_b_has_its_id())
+        try:
+            async with in_process_node(redis7.url, "node-b", tmp_path / "b") as b:
+                await seating
+                assert not b.node.hub.connected()  # seated before it served
+                await eventually(lambda: "m1" in getattr(b.node.hub.sessions.get("x"), "seats", {}), 10)
+                assert isinstance(b.node.hub.sessions["x"].seats["m1"][0], ProxySeat)
+        finally:
+            seating.cancel()
+            await client.aclose()
 
 
 @pytest.mark.slow

@@ -388,6 +388,9 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
         }
 
     # The id is claimed before the worker reads the queue under it; listed from the moment it serves.
+    # The inbox is read from before the claim: once this instance holds the id, a referee elsewhere
+    # may seat its bots here (a bot's entry that the earlier instance left names this node).
+    inbox_from = await relay.store.tail()
     await node.nodes.claim(load())
     started.push_async_callback(node.nodes.release)
     await listing.clear()  # what an earlier instance under this id left listed
@@ -405,7 +408,7 @@ async def _start_node(config: ServeConfig, started: contextlib.AsyncExitStack) -
     stop_worker, stop_relay = asyncio.Event(), asyncio.Event()
     lost_id = asyncio.Event()
     worker_task = asyncio.create_task(worker.run(stop_worker, stop_relay), name="referee-worker")
-    relay_task = asyncio.create_task(relay.run(stop_relay), name="relay")
+    relay_task = asyncio.create_task(relay.run(stop_relay, inbox_from), name="relay")
     heartbeat_task = asyncio.create_task(node.nodes.run(stop_relay, load, lost_id.set), name="heartbeat")
     matchmaker_task = asyncio.create_task(matchmaker.run(stop_worker), name="matchmaker")
 

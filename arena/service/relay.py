@@ -406,10 +406,11 @@ class Relay:
 
     # -- receiving ----------------------------------------------------------------------------
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Read this node's inbox until ``stop``: what is posted from the start on (not from ``$``, new
-        entries only, which missed one posted between two reads until a first message came)."""
-        last: str | None = None
+    async def run(self, stop: asyncio.Event, last: str | None = None) -> None:
+        """Read this node's inbox until ``stop``: what is posted after the entry ``last`` (default:
+        from the start of this call on; not from ``$``, new entries only, which missed one posted
+        between two reads until a first message came). A node starting reads ``store.tail()`` before
+        it takes its id: from then on other nodes may seat its bots here, before it serves."""
         checked = self.clock.now()
         while not stop.is_set():
             try:
