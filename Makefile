@@ -29,7 +29,13 @@ run: $(STAMP) ## The main job: an arena, starter bots, a league with a live prog
 demo: $(STAMP) ## One readable in-process match between built-in bots, turn by turn (GAME=coloretto for another)
 	$(BIN)/arena demo $(if $(GAME),--game $(GAME))
 
-test: $(STAMP) system-deps check alert-rules pytest ## The whole suite: format, lint, types, proto, alert rules, tests
+# `make test` starts the background builds (see pytest) once the Debian packages are in, so that they
+# also have the time the virtual environment's install and the static checks take.
+test: system-deps ## The whole suite: format, lint, types, proto, alert rules, tests
+	$(WITH_PREBUILD) $(SUBMAKE) --no-print-directory setup check alert-rules; $(TESTS)
+
+SUBMAKE := $(MAKE)
+# (not $(MAKE) in that recipe: make -n would run a line naming it, the tests with it)
 
 system-deps: ## The Debian packages the suite uses (Redis 7, gRPC C++), installed when missing
 	scripts/install-system-deps.sh
@@ -75,13 +81,16 @@ chaos: $(STAMP) system-deps ## The long fault-injection trial: nodes and the sto
 	$(PY) benchmarks/chaos.py
 
 # The kits, the deploy checker and the front build in the background meanwhile (scripts/prebuild.sh, at
-# the lowest priority), and their tests run last; one that comes before its build is done waits for it.
-pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the rest (servers, nodes, kits) two workers, a file each
-	@setsid scripts/prebuild.sh & prebuild=$$!; \
+# the lowest priority, stopped when the commands after WITH_PREBUILD end), and their tests run last;
+# one that comes before its build is done waits for it.
+WITH_PREBUILD = @setsid scripts/prebuild.sh & prebuild=$$!; \
 	trap 'kill -- -'$$prebuild' 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
-	set -e; \
-	$(BIN)/pytest -q -n 2 --durations=10 $(UNIT); \
+	set -e;
+TESTS = $(BIN)/pytest -q -n 2 --durations=10 $(UNIT); \
 	$(BIN)/pytest -q -n 2 --dist loadfile --durations=25 $(addprefix --ignore=,$(UNIT)) tests
+
+pytest: $(STAMP) ## The tests alone: the unit tests one worker a core, then the rest (servers, nodes, kits) two workers, a file each
+	$(WITH_PREBUILD) $(TESTS)
 
 bench: $(STAMP) front ## Benchmarks: print figures and ratios (see BENCHMARKS.md)
 	$(PY) benchmarks/bench_games.py

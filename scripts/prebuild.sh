@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the bot kits, the deploy checker and the front (arena-front) in the background while the
 # rest of the suite runs, at the lowest CPU and I/O priority, so that the tests that need them (run
-# last: tests/conftest.py) find them built. `make pytest` starts it and stops it when the tests end.
+# last: tests/conftest.py) find them built. `make test` (from before the virtual environment and the
+# static checks) and `make pytest` start it and stop it when the tests end.
 #
 # Each build holds its folder's build lock (flock on .build.lock), which the tests' own builds take
 # too (tests/buildlock.py): a test waits for a build under way instead of racing it, then runs its
