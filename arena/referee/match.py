@@ -17,7 +17,7 @@ import enum
 import functools
 import itertools
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.errors import ActionError, GameSetupError, IllegalActionError, LeaseLostError, SeatGoneError
@@ -192,6 +192,7 @@ class Match:
         observer: Observer | None = None,
         metrics: MatchMetrics | None = None,
         leased: Callable[[], bool] | None = None,
+        ending: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         if len(setup.seats) != len(setup.players):
             raise ValueError("a match needs one seat client per player")
@@ -202,6 +203,9 @@ class Match:
         self.leased = leased
         """Whether this node may still play the match (a queued match's lease): asked before each
         turn's requests; once it says no, the match ends ABORTED before asking anything more."""
+        self.ending = ending
+        """Awaited once the match is over, before any seat is told how it ended (it must not
+        raise): a seat told the end may be asked to play again at once."""
         self.game: GameRules[Any, Any, Any] = get_game(setup.game)
         self.state = self.game.initial_state(len(setup.players), setup.seed, setup.options, setup.deck)
         n = len(setup.players)
@@ -288,6 +292,8 @@ class Match:
         self._stop()
         self.record.outcome = outcome
         self.record.ended_at = self.clock.wall()
+        if self.ending is not None:
+            await self.ending()
         await self._tell_all(lambda seat: setup.seats[seat].match_ended(MatchEnd(setup.match_id, seat, outcome)))
         self._emit(EventKind.ENDED, {})
         if self.metrics is not None:

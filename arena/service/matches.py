@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import itertools
 import logging
 import re
@@ -48,6 +49,8 @@ CHORE_SECONDS = 2.0
 """How long a node stopping waits for its matches' last store writes."""
 STORING_WAIT_SECONDS = 5.0
 """How long a request for a just-ended match's record waits for it to be stored."""
+FREE_WAIT_SECONDS = 1.0
+"""How long a match's end waits for its slots to be freed before its seats are told."""
 WATCH_QUEUE_LIMIT = 1024
 """Events buffered per spectator; a spectator this far behind is dropped (``SPECTATOR_BEHIND``)."""
 
@@ -113,6 +116,8 @@ class RunningMatch:
     last_event: EventMaker | None = None
     """What makes the latest event, a new spectator's first (made only once someone watches)."""
     watchers: list[asyncio.Queue[MatchEvent | LimitExceededError | None]] = dataclasses.field(default_factory=list)
+    freed: bool = False
+    """Its slots (and its deal's) were freed as it ended, before its seats were told."""
 
     @property
     def holders(self) -> list[str]:
@@ -312,7 +317,14 @@ class MatchManager:
                     else:
                         seats.append(self.hub.seat_for(name, match_id, index, tc.disconnect_grace))
                 setup = MatchSetup(match_id, game_name, list(bots), seats, seed, dict(options or {}), deck, tc)
-                match = Match(setup, self.clock, lambda event: self._publish(match_id, event), self.metrics, leased)
+                match = Match(
+                    setup,
+                    self.clock,
+                    lambda event: self._publish(match_id, event),
+                    self.metrics,
+                    leased,
+                    functools.partial(self._free, match_id),
+                )
                 if seal is not None and seal_size > 0:
                     self._seals.setdefault(seal, [seal_size, 0])
                 task = asyncio.get_running_loop().create_task(self._run(match, seal), name=f"match-{match_id}")
@@ -379,11 +391,12 @@ class MatchManager:
                 self._storing[setup.match_id] = asyncio.Event()
                 if running is not None:
                     self._finishing[setup.match_id] = running
-            if running is not None and running.deal is not None:
-                self._one_at_a_time.discard(running.deal)
-            if self.slots is not None:
-                holders = running.holders if running is not None else list(setup.players)
-                self._chore(self.slots.release(setup.match_id, holders))
+            if running is None or not running.freed:
+                if running is not None and running.deal is not None:
+                    self._one_at_a_time.discard(running.deal)
+                if self.slots is not None:
+                    holders = running.holders if running is not None else list(setup.players)
+                    self._chore(self.slots.release(setup.match_id, holders))
             self._ended.set()
             self._ended = asyncio.Event()
             if running is not None:
@@ -398,6 +411,22 @@ class MatchManager:
             if stored is not None:
                 stored.set()
         return record
+
+    async def _free(self, match_id: str) -> None:
+        """The match is over: free its slots before its seats are told, so that a bot told the end
+        can be started in another match at once (a client that starts the next match the moment
+        it hears the end used to find the slots still held). A store slower than
+        ``FREE_WAIT_SECONDS`` delays the end no longer: the release goes on in the background."""
+        running = self.running.get(match_id)
+        if running is None:
+            return
+        running.freed = True
+        if running.deal is not None:
+            self._one_at_a_time.discard(running.deal)
+        if self.slots is not None:
+            release = self._chore(self.slots.release(match_id, running.holders))
+            with contextlib.suppress(Exception):  # a failed release is logged by its chore
+                await asyncio.wait_for(asyncio.shield(release), FREE_WAIT_SECONDS)
 
     @contextlib.contextmanager
     def _counted_start(self) -> Iterator[None]:
@@ -447,11 +476,12 @@ class MatchManager:
                 del self._seals[seal]
                 await self.unseal(seal)
 
-    def _chore(self, work: Coroutine[Any, Any, None]) -> None:
+    def _chore(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """Run a store write in the background (it must not hold up, or be cancelled with, a match)."""
         task = asyncio.ensure_future(work)
         self._chores.add(task)
         task.add_done_callback(self._chore_done)
+        return task
 
     def _chore_done(self, task: asyncio.Task[None]) -> None:
         self._chores.discard(task)

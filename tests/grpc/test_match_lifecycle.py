@@ -4,6 +4,7 @@ watched from its summary; started when a busy bot frees a slot."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -14,11 +15,13 @@ from arena.league import schedule
 from arena.league.schedule import LeagueSpec
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
+from arena.store.embedded import EmbeddedRedis
 from arena.store.redis_stores import key
 from arena.v1 import common_pb2, match_pb2
 from tests.grpc.harness import ADMIN_METADATA, Arena
-from tests.grpc.rawbot import random_chooser
+from tests.grpc.rawbot import RawBot, random_chooser
 from tests.queue.harness import wait_done
+from tests.test_cross_node import in_process_node, register, start_5211
 
 TC = TimeControl(decision_allowance=5.0, time_bank=5.0)
 SLOW = TimeControl(decision_allowance=30.0, time_bank=30.0)
@@ -117,6 +120,46 @@ async def test_start_match_waits_for_a_busy_bots_free_slot(arena: Arena) -> None
         for match_id in (first, second):
             end = await bot.wait_ended(match_id)
             assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
+
+
+class SlowToRelease:
+    """The node's real slot broker, each release taking a while (a loaded Redis); notes what it freed."""
+
+    def __init__(self, slots: Any) -> None:
+        self.slots = slots
+        self.released: set[str] = set()
+
+    async def release(self, match_id: str, bots: Any) -> None:
+        await asyncio.sleep(0.3)
+        await self.slots.release(match_id, bots)
+        self.released.add(match_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.slots, name)
+
+
+async def test_a_bot_told_its_match_ended_has_its_slot_free(redis7: EmbeddedRedis, tmp_path: Path) -> None:
+    """A bot was told its match had ended before its slot was freed (in the background, after): a
+    client starting the next match the moment it heard the end (as a load test does) found the bot
+    busy, and waited for another match to end, or half a second."""
+    async with (
+        in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
+        grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as channel,
+    ):
+        slots = a.node.matches.slots = SlowToRelease(a.node.matches.slots)  # type: ignore[assignment]
+        tokens = await register(channel, "xy")
+        x = RawBot(f"127.0.0.1:{a.port}", tokens["x"], random_chooser(1), capacity=1).start()
+        y = RawBot(f"127.0.0.1:{a.port}", tokens["y"], random_chooser(2), capacity=1).start()
+        try:
+            await asyncio.wait_for(asyncio.gather(x.welcomed.wait(), y.welcomed.wait()), 30)
+            for seed in range(1, 4):
+                started = await start_5211(channel, "xy", seed)
+                end = await x.wait_ended(started.match_id)
+                assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
+                assert started.match_id in slots.released
+        finally:
+            for bot in (x, y):
+                await bot.stop()
 
 
 async def test_start_match_gives_up_on_a_slot_before_the_calls_deadline(arena: Arena) -> None:
