@@ -140,8 +140,8 @@ class SlowToRelease:
 
 async def test_a_bot_told_its_match_ended_has_its_slot_free(redis7: EmbeddedRedis, tmp_path: Path) -> None:
     """A bot was told its match had ended before its slot was freed (in the background, after): a
-    client starting the next match the moment it heard the end (as a load test does) found the bot
-    busy, and waited for another match to end, or half a second."""
+    client starting the next match the moment it heard the end (as a load test does) could find the
+    bot busy on a loaded node, and wait for another match to end, or half a second."""
     async with (
         in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
         grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as channel,
