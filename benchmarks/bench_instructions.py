@@ -27,7 +27,7 @@ from pathlib import Path
 from bench_stack import HERE, arena_rate, raw_rate
 
 from arena.serve.launch import READY
-from arena.store.embedded import free_port
+from arena.store.embedded import dies_with_parent, free_port
 
 
 def under_callgrind(command: list[str], out: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -35,7 +35,7 @@ def under_callgrind(command: list[str], out: Path, env: dict[str, str] | None = 
     if valgrind is None:
         raise SystemExit("bench_instructions needs valgrind (apt-get install valgrind)")
     return subprocess.Popen(
-        [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *command],
+        [*dies_with_parent(), valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

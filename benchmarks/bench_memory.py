@@ -25,11 +25,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
-from bench_stack import cpu_seconds, front_of
+from bench_stack import cpu_seconds, front_of, start_echo
 
 from arena.cli.loadtest import _register, counter_total, local_arena
 
-HERE = Path(__file__).resolve().parent
 GOAL_KIB = 20
 WAVE = 1000
 IDLE_SECONDS = 10.0
@@ -142,9 +141,7 @@ def echo_floor(count: int, options: list[tuple[str, int]] | None = None, per_cha
     """The same for a bare ``grpc.aio`` echo server holding ``count`` idle streams (``per_channel`` per
     connection), with the channel arguments ``options``: what gRPC itself needs per stream, below
     which no node can go."""
-    server = subprocess.Popen(
-        [sys.executable, str(HERE / "pingpong_server.py"), json.dumps(options or [])], stdout=subprocess.PIPE, text=True
-    )
+    server = start_echo(json.dumps(options or []))
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())

@@ -42,6 +42,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from arena.cli.admin import register_bot
 from arena.cli.loadtest import local_arena
+from arena.store.embedded import dies_with_parent
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
 from arena.wire.common import duration_to_proto
 
@@ -347,6 +348,14 @@ def ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.3f}"
 
 
+def start_echo(*args: str) -> subprocess.Popen[str]:
+    """The bare ``grpc.aio`` echo server (``pingpong_server.py ARGS``), which prints its port first.
+    It stops if this process is killed (call from the main thread): a benchmark stopped with a
+    signal used to leave it running."""
+    command = [*dies_with_parent(), sys.executable, str(HERE / "pingpong_server.py"), *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 64])
@@ -355,7 +364,7 @@ def main() -> int:
     parser.add_argument("--front", action="store_true", help="the node behind its front (arena serve --front)")
     args = parser.parse_args()
     warmup = 1.5
-    pingpong = subprocess.Popen([sys.executable, str(HERE / "pingpong_server.py")], stdout=subprocess.PIPE, text=True)
+    pingpong = start_echo()
     try:
         assert pingpong.stdout is not None
         port = int(pingpong.stdout.readline())
