@@ -20,7 +20,7 @@ import grpc
 import pytest
 from rich.console import Console
 
-from arena.cli.mainjob import MainJob, run_main_job
+from arena.cli.mainjob import MainJob, own_folder, run_main_job, sweep_leftovers
 from arena.serve.process import RunningNode, ServeConfig, start_node
 from arena.store.embedded import EmbeddedRedis
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc
@@ -180,6 +180,28 @@ def alive(pid: int) -> bool:
         return False
 
 
+def leftovers(temp: Path) -> list[Path]:
+    """The ``arena run`` data folders in ``temp`` (not the logs a failed run keeps on purpose)."""
+    return [folder for folder in temp.glob("arena-run-*") if not folder.name.startswith("arena-run-logs-")]
+
+
+def test_an_arena_run_sweeps_the_folders_of_runs_killed_outright(tmp_path: Path) -> None:
+    """Each ``arena run`` killed outright left its data folder in /tmp (its embedded Redis's files),
+    and nothing ever removed it: 36 had piled up on one machine. A run removes those whose run is
+    gone, and nothing else: a live run's, a failed run's logs, another user's."""
+    claim = "import tempfile; from pathlib import Path; from arena.cli.mainjob import own_folder; "
+    claim += "own_folder(Path(tempfile.mkdtemp(prefix='arena-run-')))"
+    subprocess.run([sys.executable, "-c", claim], check=True)  # a run that is gone
+    [gone] = leftovers(tmp_path)
+    live = Path(tempfile.mkdtemp(prefix="arena-run-"))
+    own_folder(live)  # this process's: alive
+    unowned = Path(tempfile.mkdtemp(prefix="arena-run-"))  # being created, or an older version's
+    logs = Path(tempfile.mkdtemp(prefix="arena-run-logs-"))
+    assert sweep_leftovers() == 1
+    assert not gone.exists()
+    assert live.exists() and unowned.exists() and logs.exists()
+
+
 @pytest.mark.slow
 def test_an_arena_run_killed_outright_leaves_nothing_running(tmp_path: Path) -> None:
     """``arena run`` killed with SIGKILL (an operator's kill -9, the OOM killer) left its node and its
@@ -206,6 +228,10 @@ def test_an_arena_run_killed_outright_leaves_nothing_running(tmp_path: Path) -> 
             time.sleep(0.1)
         left = [Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ") for pid in children if alive(pid)]
         assert not left, left
+        # Its folder stays behind (nothing can remove it as it is killed); the next arena run does.
+        assert len(leftovers(tmp_path)) == 1
+        assert sweep_leftovers() == 1
+        assert leftovers(tmp_path) == []
     finally:
         if job.poll() is None:
             children |= descendants(job.pid)

@@ -177,8 +177,49 @@ class Watch:
             )
 
 
+OWNER_FILE = "owner"
+"""In an ``arena run`` data folder: the pid and start time of the run using it."""
+
+
+def _started(pid: int) -> str | None:
+    """When the process started (clock ticks since boot, ``/proc/PID/stat``'s 22nd field): with its pid
+    it names one process, where a pid alone may be reused; None if it is gone (or a zombie)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] == "Z" else fields[19]
+
+
+def own_folder(folder: Path) -> None:
+    """Say that this process uses ``folder``, so that a later run can tell it was left behind."""
+    (folder / OWNER_FILE).write_text(f"{os.getpid()} {_started(os.getpid())}\n")
+
+
+def sweep_leftovers() -> int:
+    """Remove the data folders that runs killed outright (SIGKILL, the OOM killer) left in the
+    temporary folder: this user's, whose run is gone. Not the logs a failed run keeps on purpose
+    (its error names them), nor a folder without an owner yet. Returns how many."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob("arena-run-*"):
+        if folder.name.startswith("arena-run-logs-"):
+            continue
+        try:
+            if folder.is_symlink() or folder.stat().st_uid != os.getuid():
+                continue
+            pid, started = (folder / OWNER_FILE).read_text().split()
+            gone = _started(int(pid)) != started
+        except (OSError, ValueError):
+            continue
+        if gone:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
 def run_main_job(job: MainJob, console: Console) -> int:
     """Start everything, play the league, print the table; 0 when every match ended normally."""
+    sweep_leftovers()
     logs = Path(tempfile.mkdtemp(prefix="arena-run-logs-"))
     try:
         code = _play(job, console, logs)
@@ -197,6 +238,7 @@ def _play(job: MainJob, console: Console, logs: Path) -> int:
     site = f"http://127.0.0.1:{port}/" if port else ""
     with tempfile.TemporaryDirectory(prefix="arena-run-") as folder:
         data = Path(folder)
+        own_folder(data)
         console.print(f"[bold]Starting an arena node[/bold] with its embedded Redis in {data}")
         with arena(data / "data") as (address, metrics_url, _server, admin):
             console.print(f"  serving on {address}; Prometheus metrics on {metrics_url}")
