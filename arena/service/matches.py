@@ -391,12 +391,10 @@ class MatchManager:
                 self._storing[setup.match_id] = asyncio.Event()
                 if running is not None:
                     self._finishing[setup.match_id] = running
-            if running is None or not running.freed:
-                if running is not None and running.deal is not None:
-                    self._one_at_a_time.discard(running.deal)
-                if self.slots is not None:
-                    holders = running.holders if running is not None else list(setup.players)
-                    self._chore(self.slots.release(setup.match_id, holders))
+            if running is None:
+                self._let_go(setup.match_id, setup.players, None)
+            elif not running.freed:
+                self._let_go(setup.match_id, running.holders, running.deal)
             self._ended.set()
             self._ended = asyncio.Event()
             if running is not None:
@@ -421,12 +419,16 @@ class MatchManager:
         if running is None:
             return
         running.freed = True
-        if running.deal is not None:
-            self._one_at_a_time.discard(running.deal)
-        if self.slots is not None:
-            release = self._chore(self.slots.release(match_id, running.holders))
+        release = self._let_go(match_id, running.holders, running.deal)
+        if release is not None:
             with contextlib.suppress(Exception):  # a failed release is logged by its chore
                 await asyncio.wait_for(asyncio.shield(release), FREE_WAIT_SECONDS)
+
+    def _let_go(self, match_id: str, holders: Sequence[str], deal: str | None) -> asyncio.Task[None] | None:
+        """Free an ended match's deal and, in the background, its slots (the task, if any)."""
+        if deal is not None:
+            self._one_at_a_time.discard(deal)
+        return self._chore(self.slots.release(match_id, holders)) if self.slots is not None else None
 
     @contextlib.contextmanager
     def _counted_start(self) -> Iterator[None]:

@@ -406,16 +406,14 @@ class Relay:
 
     # -- receiving ----------------------------------------------------------------------------
 
-    async def run(self, stop: asyncio.Event, last: str | None = None) -> None:
-        """Read this node's inbox until ``stop``: what is posted after the entry ``last`` (default:
-        from the start of this call on; not from ``$``, new entries only, which missed one posted
-        between two reads until a first message came). A node starting reads ``store.tail()`` before
-        it takes its id: from then on other nodes may seat its bots here, before it serves."""
-        checked = self.clock.now()
+    async def run(self, stop: asyncio.Event, after: str) -> None:
+        """Read this node's inbox until ``stop``: what is posted after the entry ``after`` (not from
+        ``$``, new entries only, which missed one posted between two reads until a first message
+        came). A node starting reads ``store.tail()`` before it takes its id: from then on other
+        nodes may seat its bots here, before it serves."""
+        last, checked = after, self.clock.now()
         while not stop.is_set():
             try:
-                if last is None:
-                    last = await self.store.tail()
                 if self.clock.now() - checked >= ORIGIN_CHECK_SECONDS:
                     checked = self.clock.now()
                     await self.check_origins()

@@ -344,7 +344,7 @@ async def test_a_node_that_has_had_no_message_yet_misses_none(client: aioredis.R
     answered: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
     relay.replies["r1"] = answered
     stop = asyncio.Event()
-    running = asyncio.ensure_future(relay.run(stop))
+    running = asyncio.ensure_future(relay.run(stop, await relay.store.tail()))
     try:
         assert (await asyncio.wait_for(answered, 5))["match"] == "m1"
     finally:
