@@ -116,6 +116,7 @@ bench: $(STAMP) front ## Benchmarks: print figures and ratios (see BENCHMARKS.md
 	$(PY) benchmarks/bench_memory.py --front
 	$(PY) benchmarks/bench_store.py
 	$(PY) benchmarks/bench_ladder.py
+	$(PY) benchmarks/bench_matchmaker.py
 
 CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
 

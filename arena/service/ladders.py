@@ -48,6 +48,10 @@ PASS_SECONDS = 0.5
 """How often the matchmaker fills free slots."""
 WAKE_SECONDS = 0.05
 """How often the lease holder looks whether a match ended (one GET), while a ladder runs."""
+PASS_SHARE = 0.25
+"""At most this share of its node's time goes to matchmaking passes (each reads every bot online
+that plays a running ladder's game): a match's end brings the next pass forward, but no closer to
+the last one's start than its length over this share (see ``paced``)."""
 REFIT_SECONDS = 1.0
 """The matchmaker pairs by standings at most this old."""
 BOARD_CACHE_SIZE = 64
@@ -202,6 +206,14 @@ class LadderService:
         await self.store.retire(bot)
 
 
+def paced(started: float, ended: float, interval: float, lease: float) -> tuple[float, float]:
+    """When the pass after one that ran from ``started`` to ``ended`` is due, and the earliest a
+    match's end may bring it forward to: ``interval`` after the last one's start, and no sooner than
+    its length over ``PASS_SHARE``, but within half the ``lease`` (which only a pass renews)."""
+    earliest = started + min((ended - started) / PASS_SHARE, lease / 2)
+    return max(started + interval, earliest), earliest
+
+
 class Matchmaker:
     """Keeps every running ladder busy with the bots connected now (one node at a time)."""
 
@@ -230,20 +242,22 @@ class Matchmaker:
         """Make matches every ``pass_seconds`` while this node holds the lease, and at once when a
         match ends or a bot connects anywhere (the queue's generation count moves), until ``stop``."""
         loop = asyncio.get_running_loop()
-        next_pass = 0.0
+        next_pass = earliest = 0.0
         generation: int | None = None
         holding = False
         while not stop.is_set():
             wait = self.pass_seconds
             try:
                 if loop.time() >= next_pass:
-                    next_pass = loop.time() + self.pass_seconds
+                    started = loop.time()
+                    next_pass = earliest = started + self.pass_seconds  # if the pass fails
                     holding = await self.store.hold_matchmaking(self.owner, self.lease_seconds)
                     self.active = holding and await self.one_pass() >= 0
+                    next_pass, earliest = paced(started, loop.time(), self.pass_seconds, self.lease_seconds)
                 if holding and self.active:
                     seen = await self.service.queue.generation()
                     if generation is not None and seen != generation:
-                        next_pass = 0.0
+                        next_pass = earliest
                     generation = seen
                     wait = min(wait, WAKE_SECONDS)
             except STORE_ERRORS as error:
@@ -265,7 +279,8 @@ class Matchmaker:
         running = [ladder for ladder, stopped in zip(ladder_ids, paused, strict=True) if not stopped]
         if not running:
             return -1
-        online = await self.store.online()
+        infos = [await self.service.get(ladder_id) for ladder_id in running]
+        online = await self.store.online({info.game for info in infos})
         retired = await self.store.retired(sorted(online))
         busy: Counter[str] = Counter()
         for table in await self.store.open_tables(ladder_ids):
@@ -273,15 +288,15 @@ class Matchmaker:
         free = {
             bot: seen.capacity - seen.held_elsewhere - busy[bot] for bot, seen in online.items() if bot not in retired
         }
-        self.rng.shuffle(running)
+        self.rng.shuffle(infos)
         made = 0
-        for ladder_id in running:
-            made += await self._fill(ladder_id, online, free)
+        for info in infos:
+            made += await self._fill(info, online, free)
         self.scheduled += made
         return made
 
-    async def _fill(self, ladder_id: str, online: Mapping[str, Online], free: dict[str, int]) -> int:
-        info = await self.service.get(ladder_id)
+    async def _fill(self, info: LadderInfo, online: Mapping[str, Online], free: dict[str, int]) -> int:
+        ladder_id = info.ladder_id
         lines = await self._standings(info)
         known = {line.bot: line for line in lines}
         candidates = []

@@ -25,9 +25,10 @@ matchmaker lease, and never to a paused ladder.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -71,6 +72,15 @@ for i = 5 + 2 * n, #ARGV do redis.call('HINCRBY', KEYS[8], ARGV[i], 1) end
 return n
 """
 
+_HOLDS = """
+local out = {}
+for i = 1, #KEYS do out[i] = redis.call('ZRANGEBYSCORE', KEYS[i], ARGV[1], '+inf') end
+return out
+"""
+"""The holds of each bot's slots (KEYS: its ``arena:slots`` zsets) that have not expired (ARGV: now)."""
+ONLINE_CHUNK = 1000
+"""Bots read a round trip by ``LadderStore.online``."""
+
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -93,6 +103,7 @@ class LadderStore:
         self._create = client.register_script(_CREATE)
         self._schedule = client.register_script(_SCHEDULE)
         self._hold = client.register_script(_HOLD)
+        self._holds = client.register_script(_HOLDS)
         self._release = client.register_script(_RELEASE)
         self._leagues = LeagueStore(client, stream)
 
@@ -280,27 +291,40 @@ class LadderStore:
         replies = await self.r.mget([key("botplays", bot) for bot in bots])
         return {bot: frozenset(json.loads(raw)) for bot, raw in zip(bots, replies, strict=True) if raw is not None}
 
-    async def online(self) -> dict[str, Online]:
-        """Every bot connected to a node now: the games its connection plays, its capacity, and the
-        match slots held by matches that are not a ladder's (a league's, or started by hand)."""
+    async def online(self, games: Collection[str]) -> dict[str, Online]:
+        """Every bot connected to a node now that plays one of ``games``: the games its connection
+        plays, its capacity, and the match slots held by matches that are not a ladder's (a
+        league's, or started by hand).
+
+        Two round trips for each ``ONLINE_CHUNK`` bots online: their games and capacities, then the
+        holds of those that play one of ``games``. A pass used to read three keys of every bot
+        online, one command each, whatever it played: 0.9 s of its node's CPU with 10,000 online.
+        """
         now = time.time()
         await self.r.zremrangebyscore(key("online"), "-inf", now)
         bots = [text(b) for b in await self.r.zrangebyscore(key("online"), now, "+inf")]
+        wanted = frozenset(games)
         found: dict[str, Online] = {}
-        for start in range(0, len(bots), 1000):
-            chunk = bots[start : start + 1000]
-            async with self.r.pipeline(transaction=False) as pipe:
-                for bot in chunk:
-                    pipe.get(key("botplays", bot))
-                    pipe.get(key("botcap", bot))
-                    pipe.zrangebyscore(key("slots", bot), now, "+inf")
-                replies = await pipe.execute()
-            for i, bot in enumerate(chunk):
-                plays, cap, holds = replies[3 * i : 3 * i + 3]
-                if plays is not None and cap is not None:
-                    others = sum(1 for hold in holds if not ladder_of(text(hold)))
-                    found[bot] = Online(frozenset(json.loads(plays)), int(cap), others)
+        for start in range(0, len(bots), ONLINE_CHUNK):
+            chunk = bots[start : start + ONLINE_CHUNK]
+            replies = await self.r.mget([key("botplays", bot) for bot in chunk] + [key("botcap", bot) for bot in chunk])
+            usable: list[tuple[str, frozenset[str], int]] = []
+            for bot, plays, cap in zip(chunk, replies[: len(chunk)], replies[len(chunk) :], strict=True):
+                if plays is not None and cap is not None and not wanted.isdisjoint(played := _games(plays)):
+                    usable.append((bot, played, int(cap)))
+            if not usable:
+                continue
+            holds = await self._holds(keys=[key("slots", bot) for bot, _, _ in usable], args=[repr(now)])
+            for (bot, played, capacity), held in zip(usable, holds, strict=True):
+                others = sum(1 for hold in held if not ladder_of(text(hold)))
+                found[bot] = Online(played, capacity, others)
         return found
+
+
+@functools.lru_cache(maxsize=256)
+def _games(plays: bytes) -> frozenset[str]:
+    """A connection's games from their JSON (bots connect with few distinct lists: parsed once each)."""
+    return frozenset(json.loads(plays))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

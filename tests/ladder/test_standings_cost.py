@@ -15,14 +15,11 @@ import grpc
 from arena.store.embedded import EmbeddedRedis
 from arena.store.redis_stores import connect
 from arena.v1 import ladder_pb2, ladder_pb2_grpc
+from tests.commandstats import commands_run
 from tests.grpc.harness import ADMIN_METADATA
 from tests.test_cross_node import in_process_node
 
 CROWD = 3000
-
-
-def commands(stats: dict[str, dict[str, int]]) -> int:
-    return sum(int(entry["calls"]) for name, entry in stats.items() if name not in {"cmdstat_info", "cmdstat_config"})
 
 
 async def test_standings_read_the_ladder_s_bots_not_every_bot_online(redis7: EmbeddedRedis, tmp_path: Path) -> None:
@@ -49,7 +46,7 @@ async def test_standings_read_the_ladder_s_bots_not_every_bot_online(redis7: Emb
             await stub.GetStandings(ladder_pb2.GetStandingsRequest(ladder_id=ladder.ladder_id))  # the fit, once
             await client.config_resetstat()
             await stub.GetStandings(ladder_pb2.GetStandingsRequest(ladder_id=ladder.ladder_id))
-            used = commands(await client.info("commandstats"))
+            used = await commands_run(client)
         assert used < 50, f"one GetStandings sent {used} commands to the store with {CROWD} bots online elsewhere"
     finally:
         await client.aclose()

@@ -149,7 +149,12 @@ async def test_online_bots_are_those_whose_entry_has_not_expired(client: aioredi
     # Held by a league's match and a ladder's (the referee's match ids: a run suffix, a slot number).
     holds = {"lg.00001.a1b2c3#1": now + 60, "LD0123abcd.000001.d4e5f6#1": now + 60, "lg.00002.a1b2c3#1": now - 1}
     await client.zadd("arena:slots:ann", holds)
-    assert await store.online() == {"ann": Online(frozenset({"5211", "azul"}), 3, 1)}
+    assert await store.online({"azul"}) == {"ann": Online(frozenset({"5211", "azul"}), 3, 1)}
+    await client.zadd("arena:online", {"fay": now + 60})
+    await client.set("arena:botplays:fay", json.dumps(["fool"]))
+    await client.set("arena:botcap:fay", "1")
+    assert list(await store.online({"5211", "coloretto"})) == ["ann"]  # the games asked for alone
+    assert await store.online({"coloretto"}) == {}
     assert await client.zscore("arena:online", "old") is None  # expired entries are swept
     assert text(await client.get("arena:botcap:ann")) == "3"
 
