@@ -119,7 +119,7 @@ def main() -> int:
                     process.kill()
                     process.wait()
     per_decision, per_trip = node_ir / max(1, decisions), echo_ir / max(1, trips)
-    print(f"node: {per_decision / 1e6:.2f} M instructions per decision ({decisions} decisions counted)")
+    print(f"node: {per_decision / 1e6:.3f} M instructions per decision ({decisions} decisions counted)")
     print(f"echo: {per_trip / 1e6:.2f} M instructions per round trip ({trips} round trips counted)")
     print(f"echo/node instructions: {per_trip / per_decision:.2f}  (the CPU-bound throughput ratio; goal >= 0.5)")
     return 0
