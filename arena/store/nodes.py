@@ -2,6 +2,9 @@
 
 ``arena:node:{id}`` holds the node's address, start time, last heartbeat and load; it expires
 ``ttl`` seconds after the last refresh, so a dead node disappears from the list on its own.
+``arena:nodes`` scores each node's id by when its hash expires: the list reads it, not the
+keyspace (a ``SCAN`` for the hashes walked every key stored, a thousand a round trip, on each view
+of the web site's home page).
 
 The hash is also the node's claim on its id (which is its consumer name on the match queue, so
 two live nodes with one id would take each other's matches): it carries a random ``instance``
@@ -31,19 +34,27 @@ log = logging.getLogger(__name__)
 MISSED_BEATS = 3
 """A node whose heartbeat is this many beats late counts as gone: its entry expires."""
 
-# Write the heartbeat unless another instance holds the id: KEYS[1] the node's hash; ARGV[1] our
-# instance token, ARGV[2] the expiry in ms, then field/value pairs. 1 if written, 0 if held.
+NODES_KEY = key("nodes")
+"""The live nodes' ids, scored by when their heartbeat expires (seconds since the epoch)."""
+
+# Write the heartbeat unless another instance holds the id: KEYS[1] the node's hash, KEYS[2] the
+# nodes' zset; ARGV[1] our instance token, ARGV[2] the expiry in ms, ARGV[3] the expiry time,
+# ARGV[4] the node's id, then field/value pairs. 1 if written, 0 if held.
 _BEAT = """
 local holder = redis.call('HGET', KEYS[1], 'instance')
 if holder and holder ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'instance', ARGV[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], 'instance', ARGV[1], unpack(ARGV, 5))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 return 1
 """
 
-# Give the id back, if it is still ours.
+# Give the id back, if it is still ours (KEYS as _BEAT's; ARGV: our instance token, the node's id).
 _RELEASE = """
-if redis.call('HGET', KEYS[1], 'instance') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('HGET', KEYS[1], 'instance') == ARGV[1] then
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  return redis.call('DEL', KEYS[1])
+end
 return 0
 """
 
@@ -78,8 +89,9 @@ class NodeDirectory:
                 **load,
             }
             pairs = [str(item) for pair in fields.items() for item in pair]
-            args: list[str | int] = [self.instance, int(self.ttl * 1000), *pairs]
-            return bool(await self._beat(keys=[key("node", self.node_id)], args=args))
+            expires = repr(time.time() + self.ttl)
+            args: list[str | int] = [self.instance, int(self.ttl * 1000), expires, self.node_id, *pairs]
+            return bool(await self._beat(keys=[key("node", self.node_id), NODES_KEY], args=args))
 
     async def claim(self, load: Mapping[str, int], poll_seconds: float = 0.25) -> None:
         """Take this node's id, with a first heartbeat; raise ``NodeIdTakenError`` if another live
@@ -119,13 +131,20 @@ class NodeDirectory:
     async def release(self) -> None:
         """Remove this node's entry, if the id is still ours."""
         with contextlib.suppress(RedisError, OSError):
-            await self._release(keys=[key("node", self.node_id)], args=[self.instance])
+            await self._release(keys=[key("node", self.node_id), NODES_KEY], args=[self.instance, self.node_id])
 
     async def nodes(self) -> list[dict[str, str]]:
-        """Every node with a live heartbeat, by id (without their instance tokens)."""
-        found = []
-        async for name in self.r.scan_iter(match=key("node", "*"), count=1000):
-            values = await self.r.hgetall(name)
-            if values:
-                found.append({text(k): text(v) for k, v in values.items() if text(k) != "instance"})
+        """Every node with a live heartbeat, by id (without their instance tokens): two round trips."""
+        now = time.time()
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(NODES_KEY, "-inf", now)
+            pipe.zrangebyscore(NODES_KEY, now, "+inf")
+            _, ids = await pipe.execute()
+        if not ids:
+            return []
+        async with self.r.pipeline(transaction=False) as pipe:
+            for node_id in ids:
+                pipe.hgetall(key("node", text(node_id)))
+            hashes = await pipe.execute()
+        found = [{text(k): text(v) for k, v in values.items() if text(k) != "instance"} for values in hashes if values]
         return sorted(found, key=lambda node: node.get("node_id", ""))

@@ -21,6 +21,15 @@ async def test_live_nodes_are_listed_with_their_load_and_never_their_claim(clien
     assert not any("instance" in n for n in nodes)
     await a.release()
     assert [n["node_id"] for n in await a.nodes()] == ["node-b"]
+    assert await client.zrange("arena:nodes", 0, -1) == [b"node-b"]  # given back: not listed
+
+
+async def test_a_node_that_stopped_beating_drops_out_of_the_list(client: aioredis.Redis) -> None:
+    await NodeDirectory(client, "node-a", "127.0.0.1:1", ttl=0.2).claim({})
+    await NodeDirectory(client, "node-b", "127.0.0.1:2").claim({})
+    await asyncio.sleep(0.3)  # node-a crashed: its heartbeat expired
+    assert [n["node_id"] for n in await NodeDirectory(client, "node-c", "127.0.0.1:3").nodes()] == ["node-b"]
+    assert await client.zrange("arena:nodes", 0, -1) == [b"node-b"]  # and the list forgot it
 
 
 async def test_a_node_id_held_by_a_live_node_is_refused_and_a_silent_ones_is_taken_back(
