@@ -298,7 +298,7 @@ class LadderStore:
 
         Two round trips for each ``ONLINE_CHUNK`` bots online: their games and capacities, then the
         holds of those that play one of ``games``. A pass used to read three keys of every bot
-        online, one command each, whatever it played: 0.9 s of its node's CPU with 10,000 online.
+        online, one command each, whatever it played: about a second of its node's CPU with 10,000 online.
         """
         now = time.time()
         await self.r.zremrangebyscore(key("online"), "-inf", now)
