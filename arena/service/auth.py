@@ -78,10 +78,6 @@ class TokenStore(Protocol):
         """``name_for`` for each hash, in order, in one round trip."""
         ...
 
-    async def names(self) -> list[str]:
-        """Every registered bot name."""
-        ...
-
     async def replace(self, name: str, token_hash: str | None) -> bool:
         """Give a bot a new token hash (None: no token at all), forgetting the old one at once;
         False if no bot has that name."""
@@ -166,10 +162,6 @@ class BotRegistry:
     async def holders(self, tokens: Sequence[str]) -> list[str | None]:
         """The bot holding each token, in order (None for one that opens nothing), in one round trip."""
         return await self._store.names_for([hash_token(token) for token in tokens])
-
-    async def names(self) -> list[str]:
-        """Every registered bot."""
-        return await self._store.names()
 
     async def games_of(self, name: str) -> frozenset[str]:
         """The games a bot is registered for; raises ``NotRegisteredForGameError`` for an unknown bot."""

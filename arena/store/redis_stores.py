@@ -107,12 +107,6 @@ class RedisTokenStore:
         names = await self._r.mget([key("token", token_hash) for token_hash in token_hashes])
         return [None if name is None else text(name) for name in names]
 
-    async def names(self) -> list[str]:
-        """Every registered bot."""
-        prefix = f"{key('bot')}:"
-        names = [k.decode()[len(prefix) :] async for k in self._r.scan_iter(match=prefix + "*", count=1000)]
-        return sorted(names)
-
 
 _SAVE = """
 redis.call('SET', KEYS[1], ARGV[1])

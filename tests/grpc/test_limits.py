@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 import grpc
 import pytest
+import redis.asyncio as aioredis
 
 from arena.errors import LimitExceededError, LimitsError
 from arena.league.schedule import LeagueSpec
@@ -39,6 +40,7 @@ from arena.v1 import (
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually, limited_arena
 from tests.grpc.rawbot import RawBot
 from tests.proxy import StallingProxy
+from tests.registered import registered
 
 UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 
@@ -284,7 +286,9 @@ async def test_undecodable_first_messages_are_counted_not_logged_each(count: int
         assert refused(arena, "undecodable") == count
 
 
-async def test_open_registration_is_rate_limited_and_grants_no_matches_or_leagues(arena_redis: EmbeddedRedis) -> None:
+async def test_open_registration_is_rate_limited_and_grants_no_matches_or_leagues(
+    arena_redis: EmbeddedRedis, arena_client: aioredis.Redis
+) -> None:
     async with limited_arena(arena_redis, registrations_per_minute=3) as arena:
         arena.node.registry.open_registration = True
         registry = registry_pb2_grpc.RegistryServiceStub(arena.channel)
@@ -294,7 +298,7 @@ async def test_open_registration_is_rate_limited_and_grants_no_matches_or_league
             await registry.RegisterBot(registry_pb2.RegisterBotRequest(name="open3"))
         assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "more than 3 bot registrations a minute from your address" in (raised.value.details() or "")
-        assert await arena.node.registry.names() == ["open0", "open1", "open2"]
+        assert await registered(arena_client) == ["open0", "open1", "open2"]
         for i in range(5):  # the admin is not rate-limited
             await arena.register(f"admin{i}")
         for name in ("mine", "yours"):
@@ -409,7 +413,9 @@ async def status_of(call: Awaitable[object]) -> tuple[grpc.StatusCode, str]:
     return grpc.StatusCode.OK, ""
 
 
-async def test_admin_token_guesses_are_locked_out_and_then_the_right_token_is_refused_too(arena: Arena) -> None:
+async def test_admin_token_guesses_are_locked_out_and_then_the_right_token_is_refused_too(
+    arena: Arena, arena_client: aioredis.Redis
+) -> None:
     """A trial made 300 wrong-token admin calls a second, without end. Wrong tokens on every admin RPC
     count together against the address (10 by default); then every call that says a token is refused
     without it being compared, the admin's own too. Bot tokens are counted apart."""
@@ -423,7 +429,7 @@ async def test_admin_token_guesses_are_locked_out_and_then_the_right_token_is_re
     for call in calls:
         assert await status_of(call(WRONG_ADMIN)) == (grpc.StatusCode.RESOURCE_EXHAUSTED, locked)
         assert await status_of(call(ADMIN_METADATA)) == (grpc.StatusCode.RESOURCE_EXHAUSTED, locked)
-    assert await arena.node.registry.names() == ["ann", "bob"]  # nothing was done by any of them
+    assert await registered(arena_client) == ["ann", "bob"]  # nothing was done by any of them
     assert await hello_with(arena.address, token) is None  # a bot still says Hello from this address
 
 
@@ -492,7 +498,7 @@ async def test_refused_hellos_do_not_lock_the_admin_out(arena_redis: EmbeddedRed
 
 
 async def test_from_outside_the_admin_networks_the_admin_token_is_refused_without_being_compared(
-    arena: Arena,
+    arena: Arena, arena_client: aioredis.Redis
 ) -> None:
     """With ``--admin-network``, an address outside them cannot guess the admin token at all, nor
     lock the admin out: every call that says a token, the right one too, is refused naming the
@@ -504,7 +510,7 @@ async def test_from_outside_the_admin_networks_the_admin_token_is_refused_withou
     for call in admin_calls(arena) * 2:
         assert await status_of(call(WRONG_ADMIN)) == (grpc.StatusCode.PERMISSION_DENIED, refused)
         assert await status_of(call(ADMIN_METADATA)) == (grpc.StatusCode.PERMISSION_DENIED, refused)
-    assert await arena.node.registry.names() == ["ann", "bob"]
+    assert await registered(arena_client) == ["ann", "bob"]
     assert await hello_with(arena.address, token) is None
     arena.node.admin_networks = AdminNetworks()  # anywhere again: nothing was counted meanwhile
     assert await status_of(admin_calls(arena)[1](ADMIN_METADATA)) == (grpc.StatusCode.OK, "")

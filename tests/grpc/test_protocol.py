@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+import redis.asyncio as aioredis
 
 from arena.errors import NameTakenError
 from arena.games.lookup import GAMES
@@ -28,6 +29,7 @@ from arena.v1 import (
 )
 from tests.grpc.harness import ADMIN_METADATA, Arena, eventually, stalled_end
 from tests.grpc.rawbot import RawBot
+from tests.registered import registered
 
 ECHO_LIMIT = 80
 """The documented length to which echoed input is cut (bot.proto, registry.proto)."""
@@ -177,28 +179,30 @@ async def test_a_client_that_does_not_echo_the_seat_still_plays_a_single_seat(ar
 # -- names and games --------------------------------------------------------------------------------
 
 
-async def test_a_name_with_a_trailing_newline_is_refused(arena: Arena) -> None:
+async def test_a_name_with_a_trailing_newline_is_refused(arena: Arena, arena_client: aioredis.Redis) -> None:
     await arena.register("alice")
     for name in ("alice\n", "bob\n", "carol\r\n"):
         error = await refused(register(arena, name))
         assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, name
-    assert await arena.node.registry.names() == ["alice"]
+    assert await registered(arena_client) == ["alice"]
 
 
-async def test_a_name_that_differs_only_by_case_is_taken(arena: Arena) -> None:
+async def test_a_name_that_differs_only_by_case_is_taken(arena: Arena, arena_client: aioredis.Redis) -> None:
     await arena.register("alice")
     for name in ("Alice", "ALICE", "alicE"):
         error = await refused(register(arena, name))
         assert error.code() == grpc.StatusCode.ALREADY_EXISTS
         assert "already registered" in (error.details() or "") and "regardless of case" in (error.details() or "")
-    assert await arena.node.registry.names() == ["alice"]
+    assert await registered(arena_client) == ["alice"]
 
 
-async def test_registering_for_an_unknown_game_is_invalid_argument_and_registers_nothing(arena: Arena) -> None:
+async def test_registering_for_an_unknown_game_is_invalid_argument_and_registers_nothing(
+    arena: Arena, arena_client: aioredis.Redis
+) -> None:
     error = await refused(register(arena, "chessbot", "chess"))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "'chess'" in (error.details() or "")
-    assert await arena.node.registry.names() == []
+    assert await registered(arena_client) == []
     assert list((await register(arena, "chessbot", "5211")).bot.games) == ["5211"]
 
 
@@ -266,7 +270,7 @@ async def test_names_are_unique_regardless_of_case_in_redis_even_when_registered
         assert len(winners) == 1
         assert all(isinstance(r, NameTakenError) for r in results if not isinstance(r, str))
         [(name, token)] = winners
-        assert await registry.names() == [name]
+        assert await registered(client) == [name]
         assert await registry.games_of(name) == frozenset({"5211"})
         assert await registry.authenticate(token) == name
     finally:

@@ -9,6 +9,7 @@ from arena.referee.record import MatchRecord
 from arena.referee.timecontrol import TimeControl
 from arena.store.match_index import MatchQuery
 from arena.store.redis_stores import RedisRecordStore, RedisTokenStore
+from tests.registered import registered
 
 
 def record(match_id: str, ended_at: float, players: tuple[str, str] = ("ann", "bob")) -> MatchRecord:
@@ -31,7 +32,7 @@ async def test_a_bot_name_is_taken_once_whatever_its_case_and_its_token_swaps_at
     assert await tokens.name_for("hash-3") is None
     assert not await tokens.replace("nobody", "hash-4")
     assert await tokens.games_of("nobody") is None
-    assert await tokens.names() == ["Ann"]
+    assert await registered(client) == ["Ann"]
 
 
 async def test_records_page_newest_ended_first_per_filter_ties_included(client: aioredis.Redis) -> None:
