@@ -50,8 +50,9 @@ WAKE_SECONDS = 0.05
 """How often the lease holder looks whether a match ended (one GET), while a ladder runs."""
 PASS_SHARE = 0.25
 """At most this share of its node's time goes to matchmaking passes (each reads every bot online
-that plays a running ladder's game): a match's end brings the next pass forward, but no closer to
-the last one's start than its length over this share (see ``paced``)."""
+that plays a running ladder's game), for passes under ``LEASE_SECONDS / 2 * PASS_SHARE``: a match's
+end brings the next pass forward, but no closer to the last one's start than its length over this
+share (see ``paced``)."""
 REFIT_SECONDS = 1.0
 """The matchmaker pairs by standings at most this old."""
 BOARD_CACHE_SIZE = 64
