@@ -289,7 +289,7 @@ class LadderStore:
         if not bots:
             return {}
         replies = await self.r.mget([key("botplays", bot) for bot in bots])
-        return {bot: frozenset(json.loads(raw)) for bot, raw in zip(bots, replies, strict=True) if raw is not None}
+        return {bot: _games(raw) for bot, raw in zip(bots, replies, strict=True) if raw is not None}
 
     async def online(self, games: Collection[str]) -> dict[str, Online]:
         """Every bot connected to a node now that plays one of ``games``: the games its connection

@@ -121,7 +121,7 @@ async def test_the_matchmaker_fills_the_free_slots_of_the_bots_online(client: ai
 async def test_a_pass_reads_the_bots_of_its_ladders_games_not_every_bot_online(client: aioredis.Redis) -> None:
     """Found measuring the matchmaker: each pass (every half second while a ladder runs) read three
     keys of every bot online in the arena, whatever it plays: with 10,000 bots online one pass cost
-    its node 0.9 s of CPU."""
+    its node about a second of CPU."""
     ladders = service(client)
     await ladders.create("5211", 2)
     await online(client, {"ann": 1, "bob": 1})
