@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -364,8 +364,8 @@ async def start_5211(
     return await match_pb2_grpc.MatchServiceStub(channel).StartMatch(request, metadata=ADMIN_METADATA)
 
 
-async def register(channel: grpc.aio.Channel, names: str) -> dict[str, str]:
-    """Register a bot of each one-letter name (open registration); their tokens."""
+async def register(channel: grpc.aio.Channel, names: Iterable[str]) -> dict[str, str]:
+    """Register a bot of each name (a string: of each one-letter name; open registration); their tokens."""
     registry = registry_pb2_grpc.RegistryServiceStub(channel)
     return {name: (await registry.RegisterBot(registry_pb2.RegisterBotRequest(name=name))).token for name in names}
 

@@ -502,7 +502,10 @@ class MatchServicer(match_pb2_grpc.MatchServiceServicer):
                     f"seal_size must be 2 to {MAX_SEAL_SIZE} with a seal, not {request.seal_size}",
                 )
             seal = f"start:{request.seal}"  # never a league's deal id
-        await self.node.registry.check_plays(request.bot_names, request.game)
+        hub = self.node.hub  # those connected here for the game are registered for it: not looked up
+        await self.node.registry.check_plays(
+            [name for name in request.bot_names if not hub.connected_for(name, request.game)], request.game
+        )
         remaining = context.time_remaining()
         wait = START_WAIT_SECONDS if remaining is None else min(START_WAIT_SECONDS, remaining - DEADLINE_MARGIN_SECONDS)
         match_id = await self.node.matches.start_when_free(

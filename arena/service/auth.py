@@ -174,6 +174,8 @@ class BotRegistry:
         """Raise ``NotRegisteredForGameError`` unless every bot named is registered for ``game``
         (one bounded lookup per bot, all in one round trip, never a scan of every bot)."""
         unique = list(dict.fromkeys(names))
+        if not unique:
+            return
         for name, games in zip(unique, await self._store.games_of_each(unique), strict=True):
             if games is None:
                 raise NotRegisteredForGameError(f"no bot named {echo(name)} is registered")

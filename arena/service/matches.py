@@ -36,10 +36,11 @@ from arena.referee.record import MatchRecord, final_state
 from arena.referee.timecontrol import TimeControl
 from arena.service.relay import SPECTATOR_BEHIND, Home, Relay, RelaySeat
 from arena.service.sessions import RemoteSeat, SessionHub
+from arena.store.chain import ScriptCall
 from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position
 from arena.store.redis_stores import STORE_ERRORS
 from arena.store.running import RunningIndex
-from arena.store.slots import SlotBroker, Slots
+from arena.store.slots import SlotBroker, Slots, verdict
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ CHORE_SECONDS = 2.0
 STORING_WAIT_SECONDS = 5.0
 """How long a request for a just-ended match's record waits for it to be stored."""
 FREE_WAIT_SECONDS = 1.0
-"""How long a match's end waits for its slots to be freed before its seats are told."""
+"""How long a match's end waits for its store writes (its slots freed first) before its seats are told."""
 WATCH_QUEUE_LIMIT = 1024
 """Events buffered per spectator; a spectator this far behind is dropped (``SPECTATOR_BEHIND``)."""
 
@@ -99,6 +100,19 @@ class RecordStore(Protocol):
         """Store every record held under ``seal`` as any other (idempotent)."""
         ...
 
+    def saving(self, record: MatchRecord) -> ScriptCall:
+        """``save``'s write, to run with others (``together``)."""
+        ...
+
+    def holding(self, seal: str, record: MatchRecord) -> ScriptCall:
+        """``hold``'s write, to run with others (``together``)."""
+        ...
+
+    async def together(self, calls: Sequence[ScriptCall]) -> tuple[int, Any]:
+        """Run writes of any of the node's stores in order, in one call: the index of the first
+        that refused and its refusal, else ``(len(calls), None)``."""
+        ...
+
 
 @dataclasses.dataclass(slots=True)
 class RunningMatch:
@@ -116,8 +130,9 @@ class RunningMatch:
     last_event: EventMaker | None = None
     """What makes the latest event, a new spectator's first (made only once someone watches)."""
     watchers: list[asyncio.Queue[MatchEvent | LimitExceededError | None]] = dataclasses.field(default_factory=list)
-    freed: bool = False
-    """Its slots (and its deal's) were freed as it ended, before its seats were told."""
+    end_call: asyncio.Task[None] | None = None
+    """Its end's store writes in one call (its slots freed, its record kept, its listing gone),
+    started as it ended, before its seats were told."""
 
     @property
     def holders(self) -> list[str]:
@@ -279,20 +294,16 @@ class MatchManager:
                     raise _deal_busy(bots)
                 self._one_at_a_time.add(one_at_a_time)
             try:
+                writes: list[ScriptCall] = []  # the slots taken and the match listed, or neither: one call
+                claimed = Counter(holders)
                 if self.slots is not None:
                     local = {
                         n: s.capacity for n in set(bots) if (s := self.hub.sessions.get(n)) and s.connection is not None
                     }
                     if one_at_a_time is not None:
                         local[DEAL_HOLDER + one_at_a_time] = 1
-                    verdict, bot = await self.slots.acquire(match_id, Counter(holders), local)
-                    if verdict is Slots.ABSENT:
-                        raise BotAbsentError(bot)
-                    if verdict is Slots.BUSY and bot.startswith(DEAL_HOLDER):
-                        raise _deal_busy(bots)
-                    if verdict is Slots.BUSY:
-                        raise BotBusyError(bot, "it plays as many as it asked for")
-                if self.listing is not None:
+                    writes.append(self.slots.claim(match_id, claimed, local))
+                if self.listing is not None:  # listed before the match runs, so that its end is unlisted after this
                     listed = MatchSummary(
                         match_id,
                         game_name,
@@ -304,12 +315,21 @@ class MatchManager:
                         0.0,
                         Phase.RUNNING,
                     )
-                    try:  # before the match runs, so that its end is unlisted after this
-                        await self.listing.started(listed, sealed=seal is not None)
+                    writes.append(self.listing.listing(listed, sealed=seal is not None))
+                if writes:
+                    try:
+                        step, refusal = await self.store.together(writes)
                     except Exception:
-                        if self.slots is not None:
+                        if self.slots is not None:  # the call may have been run
                             self._chore(self.slots.release(match_id, holders))
                         raise
+                    if step < len(writes):  # the claim refused: nothing was written
+                        found, bot = verdict(refusal, claimed)
+                        if found is Slots.ABSENT:
+                            raise BotAbsentError(bot)
+                        if bot.startswith(DEAL_HOLDER):
+                            raise _deal_busy(bots)
+                        raise BotBusyError(bot, "it plays as many as it asked for")
                 seats: list[RemoteSeat | RelaySeat] = []
                 for index, name in enumerate(bots):
                     if name in elsewhere and self.relay is not None:
@@ -323,7 +343,7 @@ class MatchManager:
                     lambda event: self._publish(match_id, event),
                     self.metrics,
                     leased,
-                    functools.partial(self._free, match_id),
+                    functools.partial(self._end, match_id),
                 )
                 if seal is not None and seal_size > 0:
                     self._seals.setdefault(seal, [seal_size, 0])
@@ -368,16 +388,20 @@ class MatchManager:
 
     async def _run(self, match: Match, seal: str | None) -> MatchRecord:
         setup = match.setup
+        written = False
         try:
-            return await self._run_and_keep(match, seal)
+            record, written = await self._run_and_keep(match, seal)
+            return record
         finally:  # listed until its record is stored: a list made in between has it in one phase
             self._finishing.pop(setup.match_id, None)
-            if self.listing is not None:
+            if self.listing is not None and not written:
                 self._chore(self.listing.ended(MatchSummary.of_record(match.record)))
 
-    async def _run_and_keep(self, match: Match, seal: str | None) -> MatchRecord:
+    async def _run_and_keep(self, match: Match, seal: str | None) -> tuple[MatchRecord, bool]:
+        """Run the match and keep its record; whether its end's writes (``_end``) all landed."""
         setup = match.setup
         finished = False
+        end_call: asyncio.Task[None] | None = None
         try:
             record = await match.run()
             finished = True
@@ -387,13 +411,15 @@ class MatchManager:
             raise
         finally:
             running = self.running.pop(setup.match_id, None)
+            if running is not None:
+                end_call = running.end_call
             if finished:  # until its record is stored, a client asking for it waits (``record``)
                 self._storing[setup.match_id] = asyncio.Event()
                 if running is not None:
                     self._finishing[setup.match_id] = running
             if running is None:
                 self._let_go(setup.match_id, setup.players, None)
-            elif not running.freed:
+            elif end_call is None:
                 self._let_go(setup.match_id, running.holders, running.deal)
             self._ended.set()
             self._ended = asyncio.Event()
@@ -402,27 +428,43 @@ class MatchManager:
                     seat.release()
                 for watcher in running.watchers:
                     watcher.put_nowait(None)
+        written = False
         try:
-            await self._keep(record, seal)
+            written = end_call is not None and await _landed(end_call)
+            if end_call is not None and not written and running is not None:  # each part again, on its own
+                self._let_go(setup.match_id, running.holders, None)
+            await self._keep(record, seal, stored=written)
         finally:
             stored = self._storing.pop(setup.match_id, None)
             if stored is not None:
                 stored.set()
-        return record
+        return record, written
 
-    async def _free(self, match_id: str) -> None:
-        """The match is over: free its slots before its seats are told, so that a bot told the end
-        can be started in another match at once (a client that starts the next match the moment
-        it hears the end used to find the slots still held). A store slower than
-        ``FREE_WAIT_SECONDS`` delays the end no longer: the release goes on in the background."""
+    async def _end(self, match_id: str) -> None:
+        """The match is over: before its seats are told, free its slots, keep its record and unlist
+        it, in one call to the store (in that order), so that a bot told the end can be started in
+        another match at once (a client that starts the next match the moment it hears the end used
+        to find the slots still held). A store slower than ``FREE_WAIT_SECONDS`` delays the end no
+        longer: the call goes on in the background; if it fails, each part is done again on its own
+        (``_run_and_keep``)."""
         running = self.running.get(match_id)
         if running is None:
             return
-        running.freed = True
-        release = self._let_go(match_id, running.holders, running.deal)
-        if release is not None:
-            with contextlib.suppress(Exception):  # a failed release is logged by its chore
-                await asyncio.wait_for(asyncio.shield(release), FREE_WAIT_SECONDS)
+        if running.deal is not None:
+            self._one_at_a_time.discard(running.deal)
+        record = running.match.record
+        writes: list[ScriptCall] = []
+        if self.slots is not None:
+            writes.append(self.slots.freeing(match_id, running.holders))
+        writes.append(self.store.saving(record) if running.seal is None else self.store.holding(running.seal, record))
+        if self.listing is not None:
+            writes.append(self.listing.unlisting(MatchSummary.of_record(record)))
+        running.end_call = task = self._chore(self._write(writes))
+        with contextlib.suppress(Exception):  # a failed call is logged by its chore
+            await asyncio.wait_for(asyncio.shield(task), FREE_WAIT_SECONDS)
+
+    async def _write(self, writes: list[ScriptCall]) -> None:
+        await self.store.together(writes)
 
     def _let_go(self, match_id: str, holders: Sequence[str], deal: str | None) -> asyncio.Task[None] | None:
         """Free an ended match's deal and, in the background, its slots (the task, if any)."""
@@ -461,9 +503,10 @@ class MatchManager:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stored.wait(), STORING_WAIT_SECONDS)
 
-    async def _keep(self, record: MatchRecord, seal: str | None) -> None:
+    async def _keep(self, record: MatchRecord, seal: str | None, stored: bool = False) -> None:
+        """Store the record (unless ``stored`` already), then count it against its seal."""
         backoff = 0.1
-        while True:  # a finished match's record is never dropped: retried through a Redis restart
+        while not stored:  # a finished match's record is never dropped: retried through a Redis restart
             try:
                 await (self.store.save(record) if seal is None else self.store.hold(seal, record))
                 break
@@ -649,6 +692,15 @@ class MatchManager:
             await asyncio.gather(*pending, return_exceptions=True)
         if self._chores:
             await asyncio.wait(list(self._chores), timeout=CHORE_SECONDS)
+
+
+async def _landed(write: asyncio.Task[None]) -> bool:
+    """Whether a write in the background succeeded, once it is done."""
+    try:
+        await asyncio.shield(write)
+    except Exception:  # logged by its chore
+        return False
+    return True
 
 
 def _sealed(match_id: str) -> MatchSealedError:

@@ -447,6 +447,12 @@ class SessionHub:
             self.left[name] = self.clock.now()
         return session
 
+    def connected_for(self, name: str, game: str) -> bool:
+        """Whether bot ``name`` has connected to this node for ``game``: Connect checked that it is
+        registered for it (a registration's games never change), so no store need be asked."""
+        session = self.sessions.get(name)
+        return session is not None and game in session.games
+
     def forget_idle(self) -> int:
         """Forget the sessions that have had no connection and no seat (a stale one is dropped first)
         for ``IDLE_SESSION_SECONDS``; returns how many. Looks at those that left that long ago only."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis import exceptions as redis_errors
@@ -11,6 +12,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
 from arena.referee.record import MatchRecord
+from arena.store.chain import ScriptCall, ScriptChain
 from arena.store.match_index import MatchQuery, MatchSummary, Position, index_names
 
 PREFIX = "arena"
@@ -115,6 +117,11 @@ for i = 3, #KEYS do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[4]) end
 """
 """Store a record (KEYS: its record key, its summary key, then its indexes; ARGV: the record's JSON,
 the summary's, its end time, its id)."""
+_HOLD = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3])
+"""
+"""Hold a sealed record (KEYS: its seal's hash, its seal key; ARGV: its id, its JSON, the seal)."""
 
 
 class RedisRecordStore:
@@ -132,17 +139,25 @@ class RedisRecordStore:
 
     def __init__(self, client: aioredis.Redis) -> None:
         self._r = client
-        self._save = client.register_script(_SAVE)
+        self._chain = ScriptChain(client)
 
     async def save(self, record: MatchRecord) -> None:
         """Store a finished record, its summary and its index entries (idempotent by match id), in
         one script call: a node stores a record a match, and a transaction's ten commands cost the
         client twice the CPU of one call."""
+        await self._chain.one(self.saving(record))
+
+    def saving(self, record: MatchRecord) -> ScriptCall:
+        """``save``'s write, to run with others (``together``)."""
         info = MatchSummary.of_record(record)
         keys = [key("record", record.match_id), key("summary", record.match_id)]
         keys += [index_key(name) for name in index_names(info)]
         args = [json.dumps(record.to_dict()), json.dumps(info.to_dict()), repr(record.ended_at), record.match_id]
-        await self._save(keys=keys, args=args)
+        return ScriptCall(_SAVE, keys, args)
+
+    async def together(self, calls: Sequence[ScriptCall]) -> tuple[int, Any]:
+        """Run writes of any of the node's stores on this Redis in order, in one call (``ScriptChain.run``)."""
+        return await self._chain.run(calls)
 
     async def get(self, match_id: str) -> MatchRecord | None:
         """A stored record."""
@@ -151,10 +166,12 @@ class RedisRecordStore:
 
     async def hold(self, seal: str, record: MatchRecord) -> None:
         """Keep a finished record apart until ``release(seal)``."""
-        async with self._r.pipeline(transaction=True) as pipe:
-            pipe.hset(key("sealed", seal), record.match_id, json.dumps(record.to_dict()))
-            pipe.set(key("sealed-record", record.match_id), seal)
-            await pipe.execute()
+        await self._chain.one(self.holding(seal, record))
+
+    def holding(self, seal: str, record: MatchRecord) -> ScriptCall:
+        """``hold``'s write, to run with others (``together``)."""
+        keys = [key("sealed", seal), key("sealed-record", record.match_id)]
+        return ScriptCall(_HOLD, keys, [record.match_id, json.dumps(record.to_dict()), seal])
 
     async def held(self, match_id: str) -> MatchRecord | None:
         """The record if it is held under a seal (None if it is not held)."""

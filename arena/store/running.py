@@ -31,6 +31,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from arena.store.chain import ScriptCall
 from arena.store.match_index import MatchQuery, MatchSummary, Phase, Position, index_names
 from arena.store.redis_stores import key, text
 
@@ -107,15 +108,24 @@ class RunningIndex:
         """List a match this node referees (``info.started_at`` orders it); a ``sealed`` one is
         only known by its id (:meth:`find`), in no list. One script call (a match's start and end
         each cost a transaction of about ten commands before, twice the client's CPU)."""
+        call = self.listing(info, sealed)
+        await self._list(keys=call.keys, args=call.args)
+
+    def listing(self, info: MatchSummary, sealed: bool) -> ScriptCall:
+        """``started``'s write, to run with others (``ScriptChain``)."""
         entry = RunningEntry(info, self.node_id, sealed)
         keys = [key("running-match", info.match_id), key("running-on", self.node_id), NODES_KEY]
         if not sealed:
             keys += [running_key(name) for name in index_names(info)]
-        await self._list(keys=keys, args=[entry.to_json(), info.match_id, self.node_id, repr(info.started_at)])
+        return ScriptCall(_LIST, keys, [entry.to_json(), info.match_id, self.node_id, repr(info.started_at)])
 
     async def ended(self, info: MatchSummary) -> None:
         """Unlist a match this node refereed."""
         await self._unlist(self.node_id, [info])
+
+    def unlisting(self, info: MatchSummary) -> ScriptCall:
+        """``ended``'s write, to run with others (``ScriptChain``)."""
+        return ScriptCall(_UNLIST, *_unlisting(self.node_id, info))
 
     async def _unlist(self, node: str, infos: list[MatchSummary]) -> None:
         if len(infos) == 1:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import enum
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import redis.asyncio as aioredis
 
+from arena.store.chain import ScriptCall, ScriptChain
 from arena.store.redis_stores import key
 
 HOLD_SECONDS = 15.0
@@ -38,8 +40,19 @@ for i = 1, #KEYS / 2 do
     redis.call('ZADD', KEYS[2 * i - 1], ARGV[2], ARGV[3] .. '#' .. n)
   end
 end
-return {1, 0}
 """
+"""Take a match's slots, or none (KEYS: each bot's slots and capacity; ARGV: now, the holds' expiry,
+the match id, each bot's count, each bot's known capacity or ''): nothing when taken, else a
+refusal {-1 (absent) or 0 (busy), the bot's index}."""
+_RELEASE = """
+local n = #KEYS - 1
+for i = 1, n do
+  for j = 1, tonumber(ARGV[1 + i]) do redis.call('ZREM', KEYS[i], ARGV[1] .. '#' .. j) end
+end
+redis.call('INCR', KEYS[n + 1])
+"""
+"""Free a match's slots and bump the generation (KEYS: each bot's slots, then the generation; ARGV:
+the match id, each bot's count)."""
 
 
 class Slots(enum.Enum):
@@ -58,7 +71,7 @@ class SlotBroker:
     def __init__(self, client: aioredis.Redis, hold_seconds: float = HOLD_SECONDS) -> None:
         self.r = client
         self.hold_seconds = hold_seconds
-        self._acquire = client.register_script(_ACQUIRE)
+        self._chain = ScriptChain(client)
 
     async def acquire(
         self, match_id: str, wanted: Mapping[str, int], known: Mapping[str, int] | None = None
@@ -66,16 +79,17 @@ class SlotBroker:
         """Take ``wanted[bot]`` slots of each bot for the match, or none; returns the verdict and the
         bot it is about (empty when taken). ``known`` gives the capacity of bots connected here (their
         published entry may not be written yet); the others' comes from their home node."""
+        return verdict(await self._chain.one(self.claim(match_id, wanted, known)), wanted)
+
+    def claim(self, match_id: str, wanted: Mapping[str, int], known: Mapping[str, int] | None = None) -> ScriptCall:
+        """``acquire``'s write, to run with others (``ScriptChain``): its refusal stops the chain."""
         bots = sorted(wanted)
         known = known or {}
         now = time.time()
         keys = [k for bot in bots for k in (key("slots", bot), key("botcap", bot))]
         args: list[str | float | int] = [now, now + self.hold_seconds, match_id, *(wanted[b] for b in bots)]
         args += [str(known[b]) if b in known else "" for b in bots]
-        verdict, index = await self._acquire(keys=keys, args=args)
-        if int(verdict) == 1:
-            return Slots.TAKEN, ""
-        return (Slots.ABSENT if int(verdict) == -1 else Slots.BUSY), bots[int(index) - 1]
+        return ScriptCall(_ACQUIRE, keys, args)
 
     async def refresh(self, holds: Mapping[str, Sequence[str]]) -> None:
         """Extend the holds of running matches: match id -> its bots (in seat order)."""
@@ -90,11 +104,22 @@ class SlotBroker:
 
     async def release(self, match_id: str, bots: Sequence[str]) -> None:
         """The match ended: free its slots, and tell waiting workers."""
-        async with self.r.pipeline(transaction=True) as pipe:
-            for bot, n in _counts(bots).items():
-                pipe.zrem(key("slots", bot), *(f"{match_id}#{i}" for i in range(1, n + 1)))
-            pipe.incr(GENERATION_KEY)
-            await pipe.execute()
+        await self._chain.one(self.freeing(match_id, bots))
+
+    def freeing(self, match_id: str, bots: Sequence[str]) -> ScriptCall:
+        """``release``'s write, to run with others (``ScriptChain``)."""
+        counts = _counts(bots)
+        return ScriptCall(
+            _RELEASE, [*(key("slots", bot) for bot in counts), GENERATION_KEY], [match_id, *counts.values()]
+        )
+
+
+def verdict(refusal: list[Any] | None, wanted: Mapping[str, int]) -> tuple[Slots, str]:
+    """What a ``claim`` of ``wanted`` found, from its refusal (None: the slots were taken)."""
+    if refusal is None:
+        return Slots.TAKEN, ""
+    found, index = refusal
+    return (Slots.ABSENT if int(found) == -1 else Slots.BUSY), sorted(wanted)[int(index) - 1]
 
 
 def _counts(bots: Sequence[str]) -> dict[str, int]:

@@ -16,7 +16,7 @@ from arena.league.schedule import LeagueSpec
 from arena.referee.timecontrol import TimeControl
 from arena.service.leagues import LeagueService
 from arena.store.embedded import EmbeddedRedis
-from arena.store.redis_stores import key
+from arena.store.redis_stores import connect, key
 from arena.v1 import common_pb2, match_pb2
 from tests.grpc.harness import ADMIN_METADATA, Arena
 from tests.grpc.rawbot import RawBot, random_chooser
@@ -122,31 +122,31 @@ async def test_start_match_waits_for_a_busy_bots_free_slot(arena: Arena) -> None
             assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
 
 
-class SlowToRelease:
-    """The node's real slot broker, each release taking a while (a loaded Redis); notes what it freed."""
+class SlowToWrite:
+    """The node's real record store, each call of several stores' writes taking a while (a loaded Redis)."""
 
-    def __init__(self, slots: Any) -> None:
-        self.slots = slots
-        self.released: set[str] = set()
+    def __init__(self, store: Any) -> None:
+        self.store = store
 
-    async def release(self, match_id: str, bots: Any) -> None:
+    async def together(self, calls: Any) -> Any:
         await asyncio.sleep(0.3)
-        await self.slots.release(match_id, bots)
-        self.released.add(match_id)
+        return await self.store.together(calls)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.slots, name)
+        return getattr(self.store, name)
 
 
 async def test_a_bot_told_its_match_ended_has_its_slot_free(redis7: EmbeddedRedis, tmp_path: Path) -> None:
     """A bot was told its match had ended before its slot was freed (in the background, after): a
     client starting the next match the moment it heard the end (as a load test does) could find the
-    bot busy on a loaded node, and wait for another match to end, or half a second."""
+    bot busy on a loaded node, and wait for another match to end, or half a second. Its record is
+    stored by then too (the same call)."""
+    client = connect(redis7.url)
     async with (
         in_process_node(redis7.url, "node-a", tmp_path / "a") as a,
         grpc.aio.insecure_channel(f"127.0.0.1:{a.port}") as channel,
     ):
-        slots = a.node.matches.slots = SlowToRelease(a.node.matches.slots)  # type: ignore[assignment]
+        a.node.matches.store = SlowToWrite(a.node.matches.store)
         tokens = await register(channel, "xy")
         x = RawBot(f"127.0.0.1:{a.port}", tokens["x"], random_chooser(1), capacity=1).start()
         y = RawBot(f"127.0.0.1:{a.port}", tokens["y"], random_chooser(2), capacity=1).start()
@@ -156,10 +156,12 @@ async def test_a_bot_told_its_match_ended_has_its_slot_free(redis7: EmbeddedRedi
                 started = await start_5211(channel, "xy", seed)
                 end = await x.wait_ended(started.match_id)
                 assert end.outcome.termination == common_pb2.TERMINATION_NORMAL
-                assert started.match_id in slots.released
+                assert await client.zscore(key("slots", "x"), f"{started.match_id}#1") is None
+                assert await client.exists(key("record", started.match_id))
         finally:
             for bot in (x, y):
                 await bot.stop()
+            await client.aclose()
 
 
 async def test_start_match_gives_up_on_a_slot_before_the_calls_deadline(arena: Arena) -> None:

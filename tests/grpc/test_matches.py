@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from typing import Any
 
 import grpc
 import pytest
 import redis.asyncio as aioredis
 
 from arena.games import get_game
-from arena.referee.record import MatchRecord
+from arena.store.chain import ScriptCall
 from arena.store.nodes import NodeDirectory
+from arena.store.redis_stores import key
 from arena.store.running import RunningIndex
 from arena.v1 import common_pb2, match_pb2
 from arena.wire import record as wire_record
@@ -93,14 +96,15 @@ async def test_a_match_that_ends_is_listed_until_its_record_is_stored(
         assert await NodeDirectory(arena_client, "node-1", arena.address).beat({})
         manager.listing = RunningIndex(arena_client, "node-1")
     store, listed_while_saving = manager.store, []
-    real_save = store.save
+    real_together = store.together
 
-    async def save(record: MatchRecord) -> None:  # the real store, observed as it stores
-        listed = await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_size=100))
-        listed_while_saving.append(record.match_id in {m.match_id for m in listed.matches})
-        await real_save(record)
+    async def together(calls: Sequence[ScriptCall]) -> tuple[int, Any]:  # the real store, observed as it stores
+        if any(k.startswith(f"{key('record')}:") for call in calls for k in call.keys):
+            listed = await arena.matches.ListMatches(match_pb2.ListMatchesRequest(page_size=100))
+            listed_while_saving.append(match_id in {m.match_id for m in listed.matches})
+        return await real_together(calls)
 
-    store.save = save  # type: ignore[method-assign]
+    store.together = together  # type: ignore[method-assign]
     names = ["a", "b"]
     for name in names:
         await arena.connect(name)
