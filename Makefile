@@ -9,7 +9,7 @@ PY := $(BIN)/python
 
 .DEFAULT_GOAL := help
 
-.PHONY: help setup system-deps run demo test test-fast chaos check alert-rules fmt lint typecheck proto proto-check buf-lint buf-breaking proto-release pytest bench golden conformance clean front
+.PHONY: help setup system-deps run demo test test-fast chaos check alert-rules fmt lint typecheck proto proto-check buf-lint buf-breaking proto-release pytest bench golden conformance clean front front-test
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -122,6 +122,9 @@ CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
 
 front: ## Build arena-front, the compiled front of `arena serve --front` (front/; needs cargo)
 	$(CARGO) build --release --quiet --locked --manifest-path front/Cargo.toml
+
+front-test: front ## The front's own tests (cargo test; tests/test_front.py runs them)
+	$(CARGO) test --release --quiet --locked --manifest-path front/Cargo.toml
 
 golden: $(STAMP) ## Regenerate the golden playthrough files in tests/games/golden/
 	$(PY) -m tests.games.golden --write

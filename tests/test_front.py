@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -178,6 +179,51 @@ async def test_bots_play_a_match_through_the_front(front: Path, tmp_path: Path) 
             assert bot.error is None
         for bot in bots:
             await bot.stop()
+
+
+async def test_bots_sharing_a_connection_get_requests_of_every_size_whole_through_the_front(
+    front: Path, tmp_path: Path
+) -> None:
+    """The front gathers what it writes to a connection (its ``Replayed``): a FOOL request is some
+    2 KiB, past the size h2 copies into its buffer, and is sent after the buffer, where the small
+    ones share it. Four bots of one process share one connection; every request of theirs parses
+    and comes in order, and the match ends as normal."""
+    with behind_front(tmp_path) as (_, address, admin):
+        names = ("f1", "f2", "f3", "f4")
+        tokens = {name: await asyncio.to_thread(register_bot, address, name, admin) for name in names}
+        bots = [RawBot(address, tokens[name], games=("fool",)).start() for name in names]
+        for bot in bots:
+            await asyncio.wait_for(bot.welcomed.wait(), 10)
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = match_pb2_grpc.MatchServiceStub(channel)
+            request = match_pb2.StartMatchRequest(game="fool", bot_names=list(names), seed=3)
+            started = await stub.StartMatch(request, metadata=(("authorization", f"Bearer {admin}"),))
+        ended = await bots[0].wait_ended(started.match_id, 60)
+        assert ended.outcome.termination == common_pb2.TERMINATION_NORMAL
+        sizes = []
+        for bot in bots:
+            requests = [r for r in bot.messages("action_request") if r.match_id == started.match_id]
+            assert [r.sequence for r in requests] == list(range(1, len(requests) + 1))
+            assert bot.error is None
+            sizes += [r.ByteSize() for r in requests]
+            await bot.stop()
+        assert max(sizes) > 1024 > min(sizes), "requests on both sides of the size h2 copies"
+
+
+def test_the_fronts_own_tests_pass(front: Path) -> None:
+    """``make front-test`` (``cargo test`` of ``front/src``): how a connection's writes are gathered."""
+    folder = FRONT.parents[2]
+    with build_lock(folder, BUILD_TIMEOUT):
+        done = subprocess.run(
+            ["make", "front-test"],
+            cwd=folder.parent,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT,
+            check=False,
+        )
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    assert re.search(r"test result: ok\. [1-9]\d* passed", done.stdout), done.stdout[-2000:]
 
 
 async def test_a_bot_with_a_bad_token_is_refused_through_the_front_as_directly(front: Path, tmp_path: Path) -> None:
