@@ -53,18 +53,19 @@ two workers run the tests, which can take longer than any test; the build's wait
 pytestmark = BUILT_IN_A_FIXTURE
 
 
-def build_front() -> Path:
-    """Build the front (``scripts/prebuild.sh`` may be building it: its lock is waited for); its path."""
+def make_front(target: str) -> subprocess.CompletedProcess[str]:
+    """``make target`` in the front's folder's checkout, under its build lock (``scripts/prebuild.sh``
+    may be building it: its lock is waited for)."""
     folder = FRONT.parents[2]
     with build_lock(folder, BUILD_TIMEOUT):
-        built = subprocess.run(
-            ["make", "front"],
-            cwd=folder.parent,
-            capture_output=True,
-            text=True,
-            timeout=BUILD_TIMEOUT,
-            check=False,
+        return subprocess.run(
+            ["make", target], cwd=folder.parent, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False
         )
+
+
+def build_front() -> Path:
+    """Build the front; its path."""
+    built = make_front("front")
     if built.returncode != 0:
         pytest.fail(f"make front failed ({built.returncode}):\n{(built.stdout + built.stderr)[-4000:]}")
     assert os.access(FRONT, os.X_OK)
@@ -212,16 +213,7 @@ async def test_bots_sharing_a_connection_get_requests_of_every_size_whole_throug
 
 def test_the_fronts_own_tests_pass(front: Path) -> None:
     """``make front-test`` (``cargo test`` of ``front/src``): how a connection's writes are gathered."""
-    folder = FRONT.parents[2]
-    with build_lock(folder, BUILD_TIMEOUT):
-        done = subprocess.run(
-            ["make", "front-test"],
-            cwd=folder.parent,
-            capture_output=True,
-            text=True,
-            timeout=BUILD_TIMEOUT,
-            check=False,
-        )
+    done = make_front("front-test")
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     assert re.search(r"test result: ok\. [1-9]\d* passed", done.stdout), done.stdout[-2000:]
 

@@ -50,6 +50,15 @@ async def monitored(url: str) -> AsyncIterator[list[dict[str, Any]]]:
         await client.aclose()
 
 
+async def connected(channel: grpc.aio.Channel, address: str, capacity: int) -> list[RawBot]:
+    """``BOTS``, registered, connected to ``address`` with this capacity, and welcomed."""
+    tokens = await register(channel, BOTS)
+    bots = [RawBot(address, tokens[name], capacity=capacity).start() for name in BOTS]
+    for bot in bots:
+        await asyncio.wait_for(bot.welcomed.wait(), 10)
+    return bots
+
+
 async def test_a_match_costs_the_store_one_call_at_its_start_and_one_at_its_end(
     redis7: EmbeddedRedis, tmp_path: Path
 ) -> None:
@@ -60,10 +69,7 @@ async def test_a_match_costs_the_store_one_call_at_its_start_and_one_at_its_end(
         async with in_process_node(redis7.url, "node-w", tmp_path / "w", heartbeat_seconds=60.0) as node:
             address = f"127.0.0.1:{node.port}"
             async with grpc.aio.insecure_channel(address) as channel:
-                tokens = await register(channel, BOTS)
-                bots = [RawBot(address, tokens[name], capacity=2).start() for name in BOTS]
-                for bot in bots:
-                    await asyncio.wait_for(bot.welcomed.wait(), 10)
+                bots = await connected(channel, address, capacity=2)
                 first = (await start_5211(channel, BOTS, seed=1)).match_id  # scripts loaded, the bots seen
                 await bots[0].wait_ended(first)
                 probe_port = str((await probe.client_info())["addr"]).rsplit(":", 1)[1]
@@ -120,10 +126,7 @@ async def test_an_end_whose_one_call_fails_is_written_part_by_part(redis7: Embed
             store = node.node.matches.store = FailingOnce(node.node.matches.store)
             address = f"127.0.0.1:{node.port}"
             async with grpc.aio.insecure_channel(address) as channel:
-                tokens = await register(channel, BOTS)
-                bots = [RawBot(address, tokens[name], capacity=1).start() for name in BOTS]
-                for bot in bots:
-                    await asyncio.wait_for(bot.welcomed.wait(), 10)
+                bots = await connected(channel, address, capacity=1)
                 match_id = (await start_5211(channel, BOTS, seed=3)).match_id
                 store.fail_next = True  # the start's call is made: the next is the end's
                 record = await asyncio.wait_for(node.node.matches.wait(match_id), 30)
