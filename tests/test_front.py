@@ -82,7 +82,7 @@ def front() -> Path:
 def behind_front(tmp_path: Path, *flags: str) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
     """``arena serve --front`` with ``flags``: its process, its address and its admin token."""
     args = ["--address", "127.0.0.1:0", "--data-dir", str(tmp_path / "data"), "--front", "--log-format", "text"]
-    args += ["--shutdown-grace", "0.5", "--metrics-address", "", *flags]
+    args += ["--shutdown-grace", "0.5", "--metrics-address", "", "--web-port", "0", *flags]
     with serving(args, log=tmp_path / "serve.log") as (process, address):
         yield process, address, (tmp_path / "data" / "admin-token").read_text().strip()
 
