@@ -101,18 +101,12 @@ class RunningIndex:
     def __init__(self, client: aioredis.Redis, node_id: str) -> None:
         self.r = client
         self.node_id = node_id
-        self._list = client.register_script(_LIST)
         self._unlist_one = client.register_script(_UNLIST)
 
-    async def started(self, info: MatchSummary, sealed: bool) -> None:
-        """List a match this node referees (``info.started_at`` orders it); a ``sealed`` one is
-        only known by its id (:meth:`find`), in no list. One script call (a match's start and end
-        each cost a transaction of about ten commands before, twice the client's CPU)."""
-        call = self.listing(info, sealed)
-        await self._list(keys=call.keys, args=call.args)
-
     def listing(self, info: MatchSummary, sealed: bool) -> ScriptCall:
-        """``started``'s write, to run with others (``ScriptChain``)."""
+        """The write that lists a match this node referees (``info.started_at`` orders it), run in the
+        match's one call as it starts (``ScriptChain``); a ``sealed`` one is only known by its id
+        (:meth:`find`), in no list."""
         entry = RunningEntry(info, self.node_id, sealed)
         keys = [key("running-match", info.match_id), key("running-on", self.node_id), NODES_KEY]
         if not sealed:

@@ -73,16 +73,11 @@ class SlotBroker:
         self.hold_seconds = hold_seconds
         self._chain = ScriptChain(client)
 
-    async def acquire(
-        self, match_id: str, wanted: Mapping[str, int], known: Mapping[str, int] | None = None
-    ) -> tuple[Slots, str]:
-        """Take ``wanted[bot]`` slots of each bot for the match, or none; returns the verdict and the
-        bot it is about (empty when taken). ``known`` gives the capacity of bots connected here (their
-        published entry may not be written yet); the others' comes from their home node."""
-        return verdict(await self._chain.one(self.claim(match_id, wanted, known)), wanted)
-
     def claim(self, match_id: str, wanted: Mapping[str, int], known: Mapping[str, int] | None = None) -> ScriptCall:
-        """``acquire``'s write, to run with others (``ScriptChain``): its refusal stops the chain."""
+        """The write that takes ``wanted[bot]`` slots of each bot for the match, or none, run in the
+        match's one call as it starts (``ScriptChain``): its refusal stops the chain (``verdict``
+        reads it). ``known`` gives the capacity of bots connected here (their published entry may
+        not be written yet); the others' comes from their home node."""
         bots = sorted(wanted)
         known = known or {}
         now = time.time()
