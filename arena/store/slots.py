@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,7 +94,7 @@ class SlotBroker:
         until = time.time() + self.hold_seconds
         async with self.r.pipeline(transaction=False) as pipe:
             for match_id, bots in holds.items():
-                for bot, n in _counts(bots).items():
+                for bot, n in Counter(bots).items():
                     pipe.zadd(key("slots", bot), {f"{match_id}#{i}": until for i in range(1, n + 1)}, xx=True)
             await pipe.execute()
 
@@ -103,7 +104,7 @@ class SlotBroker:
 
     def freeing(self, match_id: str, bots: Sequence[str]) -> ScriptCall:
         """``release``'s write, to run with others (``ScriptChain``)."""
-        counts = _counts(bots)
+        counts = Counter(bots)
         return ScriptCall(
             _RELEASE, [*(key("slots", bot) for bot in counts), GENERATION_KEY], [match_id, *counts.values()]
         )
@@ -115,10 +116,3 @@ def verdict(refusal: list[Any] | None, wanted: Mapping[str, int]) -> tuple[Slots
         return Slots.TAKEN, ""
     found, index = refusal
     return (Slots.ABSENT if int(found) == -1 else Slots.BUSY), sorted(wanted)[int(index) - 1]
-
-
-def _counts(bots: Sequence[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for bot in bots:
-        counts[bot] = counts.get(bot, 0) + 1
-    return counts
