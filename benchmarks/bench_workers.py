@@ -12,6 +12,12 @@ match (a new one as soon as one ends), counted over the same window. Where each 
 from the arena's bot directory in Redis, so the 2-worker figure is split into matches whose two bots
 are on the same worker and matches across workers.
 
+Each figure also prints the machine's busy cores over its window (``/proc/stat``: every process,
+the benchmark's own included). Two workers can do at most (cores ÷ the cores busy at one worker) times
+what one does, however well they share the work, since one worker already keeps its own core busy and
+the bots, the fronts and Redis take part of the other: the benchmark prints that bound and the share of
+it that two workers reached.
+
 Figures (goals of issue 17): (2) 2 workers / 1 worker >= 1.6; (3) bots on two nodes / one node >= 0.5.
 Run: ``python benchmarks/bench_workers.py [--concurrency 64] [--seconds 8] [--bots go|python] [--front]``.
 """
@@ -87,6 +93,8 @@ class Figure:
     """CPU of the arena's processes (nodes, workers, their supervisor, Redis) per decision."""
     bots_cpu_us: float
     """CPU of the two bot processes per decision, over the same window."""
+    busy_cores: float
+    """The machine's busy cores over the window, whatever ran (from /proc/stat)."""
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -97,6 +105,13 @@ def cpu_seconds(pids: list[int]) -> float:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+def busy_seconds() -> float:
+    """The seconds of CPU every core of the machine has spent busy (not idle or waiting for IO) since boot."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle, iowait = fields[3], fields[4]
+    return (sum(fields[:8]) - idle - iowait) / os.sysconf("SC_CLK_TCK")
 
 
 def descendants(pids: list[int]) -> list[int]:
@@ -221,10 +236,10 @@ async def measure(
     await asyncio.sleep(warmup)
     watched, bot_pids = [*arena_pids, redis_pid], [process.pid for process in bots]
     counting, began = True, time.perf_counter()
-    cpu, bots_cpu = cpu_seconds(watched), cpu_seconds(bot_pids)
+    cpu, bots_cpu, busy = cpu_seconds(watched), cpu_seconds(bot_pids), busy_seconds()
     await asyncio.sleep(window)
     counting, elapsed = False, time.perf_counter() - began
-    cpu, bots_cpu = cpu_seconds(watched) - cpu, cpu_seconds(bot_pids) - bots_cpu
+    cpu, bots_cpu, busy = cpu_seconds(watched) - cpu, cpu_seconds(bot_pids) - bots_cpu, busy_seconds() - busy
     driver.cancel()
     await asyncio.gather(driver, return_exceptions=True)
     for process in bots:
@@ -239,7 +254,9 @@ async def measure(
     by_kind = {kind: count * per_match / elapsed for kind, count in ended_by_kind.items()}
     decisions = max(1, sum(ended_by_kind.values()) * per_match)
     per_decision = 1e6 / decisions
-    return Figure(sum(by_kind.values()), by_kind, Counter(kinds), cpu * per_decision, bots_cpu * per_decision)
+    return Figure(
+        sum(by_kind.values()), by_kind, Counter(kinds), cpu * per_decision, bots_cpu * per_decision, busy / elapsed
+    )
 
 
 def describe(figure: Figure, unit: str = "node") -> str:
@@ -248,6 +265,7 @@ def describe(figure: Figure, unit: str = "node") -> str:
         for kind in sorted(figure.pairs_by_kind)
     )
     cpu = f"arena CPU {figure.cpu_us:>4.0f} us/decision, bots' CPU {figure.bots_cpu_us:>4.0f} us/decision"
+    cpu += f", {figure.busy_cores:.2f} cores busy"
     return f"{figure.rate:>7,.0f} decisions/s, {cpu}  ({split})"
 
 
@@ -305,6 +323,12 @@ def main() -> int:
         ratio = rates[2].rate / rates[1].rate
         verdict = "met" if ratio >= WORKERS_GOAL else "NOT met"
         print(f"(2) 2 workers / 1 worker: {ratio:.2f}  (goal >= {WORKERS_GOAL}: {verdict})", flush=True)
+        allowed = cores / rates[1].busy_cores
+        print(
+            f"    what {cores} cores allow: {cores} / {rates[1].busy_cores:.2f} cores busy at 1 worker = {allowed:.2f};"
+            f" 2 workers reached {ratio / allowed:.0%} of it",
+            flush=True,
+        )
         ports = [free_port(), free_port()]
         a, b = (f"127.0.0.1:{p}" for p in ports)
         with (
