@@ -38,7 +38,7 @@ import psutil
 import pytest
 import yaml
 
-from arena.cli.main import build_parser, web_address
+from arena.cli.main import FRONT_PROGRAM, build_parser, web_address
 from arena.serve.launch import serving
 from arena.store.embedded import free_port
 from arena.v1 import league_pb2, league_pb2_grpc
@@ -140,6 +140,9 @@ def dockerfile(deploycheck: Path) -> dict[str, Any]:
         "clients/python/arena_bot/bot.py",
         "deploy/healthcheck.py",
         "deploy/sample_bots.py",
+        "front/Cargo.lock",
+        "front/src/main.rs",
+        "front/target/release/arena-front",
     ]
     args = ["dockerfile", "-context", str(ROOT)]
     for probe in probes:
@@ -365,9 +368,11 @@ def parse_duration(text: str) -> float:
 def test_dockerfile_builds_a_pinned_non_root_arena_image(dockerfile: dict[str, Any]) -> None:
     # deploycheck already failed on any BuildKit lint warning and any COPY source missing from the context.
     assert dockerfile["lint"] == []
-    for stage in dockerfile["stages"]:
-        base = stage["base"]
-        assert re.fullmatch(r"python:3\.11(\.\d+)?-slim(-\w+)?(@sha256:[0-9a-f]{64})?", base), base
+    python, rust = r"python:3\.11(\.\d+)?-slim-(\w+)", r"rust:1\.\d+(\.\d+)?-slim-(\w+)"
+    bases = [stage["base"].split("@sha256:")[0] for stage in dockerfile["stages"]]
+    assert all(re.fullmatch(python, base) or re.fullmatch(rust, base) for base in bases), bases
+    # The front is built on the Debian it runs on (the final stage's), so it links against that C library.
+    assert len({base.rsplit("-", 1)[1] for base in bases}) == 1, bases
     final = dockerfile["final"]
     user = final["user"].split(":")[0]
     assert user and user not in {"0", "root"}, f"the image runs as {final['user']!r}"
@@ -384,6 +389,23 @@ def test_dockerfile_builds_a_pinned_non_root_arena_image(dockerfile: dict[str, A
     assert "/opt/arena" in copied
 
 
+def test_the_image_has_the_front_and_every_deployed_node_listens_through_it(
+    compose: dict[str, Any], dockerfile: dict[str, Any], k8s: list[dict[str, Any]]
+) -> None:
+    [front] = [stage for stage in dockerfile["stages"] if stage["base"].startswith("rust:")]
+    assert "cargo build --release --locked" in " ".join(front["runs"])
+    sources = {source for copy in front["copies"] for source in copy["sources"]}
+    assert {"front/Cargo.toml", "front/Cargo.lock", "front/src/"} <= sources
+    final = dockerfile["stages"][-1]
+    copied = {c["dest"]: c["sources"] for c in final["copies"] if c["from"] == front["name"]}
+    # Into a folder of the image's PATH, under the name `arena serve --front` looks for there.
+    assert copied == {f"/opt/arena/bin/{FRONT_PROGRAM}": ["/src/front/target/release/arena-front"]}
+    assert dockerfile["final"]["env"]["PATH"].startswith("/opt/arena/bin:")
+    for where, command in serve_commands(compose, dockerfile, k8s).items():
+        # A bare --front: the one on PATH (a path of the build machine would not be in the image).
+        assert options(command).get("--front") == "", f"{where}: {command}"
+
+
 def test_dockerignore_keeps_the_build_context_small(dockerfile: dict[str, Any]) -> None:
     probes = dockerfile["probes"]
     for path in (
@@ -395,6 +417,7 @@ def test_dockerignore_keeps_the_build_context_small(dockerfile: dict[str, Any]) 
         "clients/rust/target",
         "clients/java/target",
         "clients/python/arena_bot/__pycache__/bot.cpython-311.pyc",
+        "front/target/release/arena-front",
     ):
         assert probes[path] is False, f"{path} would be sent to the Docker build"
     for path in (
@@ -402,6 +425,8 @@ def test_dockerignore_keeps_the_build_context_small(dockerfile: dict[str, Any]) 
         "clients/python/arena_bot/bot.py",
         "deploy/healthcheck.py",
         "deploy/sample_bots.py",
+        "front/Cargo.lock",
+        "front/src/main.rs",
     ):
         assert probes[path] is True, f"{path} would be left out of the Docker build"
     for stage in dockerfile["stages"]:

@@ -26,7 +26,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.cli.admin import register_bot
-from arena.cli.main import built_front
+from arena.cli.main import FRONT_PROGRAM, built_front, default_front
 from arena.grpc.front import LINK_VERSION, front_command
 from arena.grpc.peers import FRONT_PEER_HEADER
 from arena.serve.launch import READY, serving
@@ -359,6 +359,47 @@ def test_serve_refuses_a_front_it_cannot_start_in_one_line(tmp_path: Path, flags
     assert done.returncode == 2
     assert done.stderr.strip().startswith(said)
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_front_without_a_path_is_the_checkouts_build_else_the_one_on_path(front: Path, tmp_path: Path) -> None:
+    """An installed arena (the image of deploy/) has no checkout: ``--front`` then runs the
+    ``arena-front`` on PATH. A checkout's own build comes first: a front speaks its own checkout's link."""
+    built, found, empty = tmp_path / "checkout" / FRONT_PROGRAM, tmp_path / "bin", tmp_path / "empty"
+    found.mkdir()
+    empty.mkdir()
+    (found / FRONT_PROGRAM).symlink_to(front)
+    assert default_front(built, str(found)) == found / FRONT_PROGRAM
+    assert default_front(built, str(empty)) == built  # neither: the checkout's, for the refusal to name
+    built.parent.mkdir()
+    built.symlink_to(front)
+    assert default_front(built, str(found)) == built
+    assert default_front() == FRONT
+
+
+def test_an_installed_arena_serves_through_the_front_on_its_path(front: Path, tmp_path: Path) -> None:
+    """What the image's ``arena serve --front`` does: no checkout build, ``arena-front`` on PATH; the
+    image's health check passes through it."""
+    found = tmp_path / "bin"
+    found.mkdir()
+    (found / FRONT_PROGRAM).symlink_to(front)
+    installed = "import sys, pathlib, arena.cli.main as m; m.built_front = lambda: pathlib.Path(sys.argv[1]); "
+    installed += "sys.exit(m.main(sys.argv[2:]))"
+    command = [sys.executable, "-c", installed, str(tmp_path / "no-checkout" / FRONT_PROGRAM), "serve", "--front"]
+    command += ["--address", "127.0.0.1:0", "--data-dir", str(tmp_path / "data"), "--metrics-address", ""]
+    command += ["--web-port", "0", "--shutdown-grace", "0.5"]
+    env = {**os.environ, "PATH": f"{found}{os.pathsep}{os.environ.get('PATH', '')}"}
+    node = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        assert node.stdout is not None
+        line = node.stdout.readline().strip()
+        assert line.startswith(READY), line
+        fronts = [Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0] for pid in front_processes(node)]
+        assert fronts == [str(found / FRONT_PROGRAM).encode()]
+        check = [sys.executable, str(Path(__file__).parents[1] / "deploy" / "healthcheck.py"), line.removeprefix(READY)]
+        assert subprocess.run(check, capture_output=True, timeout=30, check=False).returncode == 0
+    finally:
+        node.terminate()
+        node.wait(30)
 
 
 def test_a_front_that_refuses_its_tls_files_is_reported_as_the_front_not_the_address(

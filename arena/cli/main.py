@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import math
 import os
+import shutil
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -115,9 +116,23 @@ def web_address(args: argparse.Namespace) -> str | None:
     return f"[{host}]:{args.web_port}" if ":" in host else f"{host}:{args.web_port}"
 
 
+FRONT_PROGRAM = "arena-front"
+
+
 def built_front() -> Path:
     """Where ``make front`` builds ``arena-front`` in this checkout."""
-    return Path(__file__).resolve().parents[2] / "front" / "target" / "release" / "arena-front"
+    return Path(__file__).resolve().parents[2] / "front" / "target" / "release" / FRONT_PROGRAM
+
+
+def default_front(built: Path | None = None, search_path: str | None = None) -> Path:
+    """The front of ``--front`` without a PATH: this checkout's build (``built``, default
+    ``built_front()``) if there is one, else the ``arena-front`` on ``search_path`` (default ``$PATH``),
+    as in the image of deploy/, where the arena is installed and no checkout is; else ``built``."""
+    built = built_front() if built is None else built
+    if os.access(built, os.X_OK):
+        return built
+    found = shutil.which(FRONT_PROGRAM, path=search_path)
+    return built if found is None else Path(found)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -137,11 +152,10 @@ def _serve(args: argparse.Namespace) -> int:
     client_ca = Path(args.tls_client_ca) if args.tls_client_ca else None
     front = None
     if args.front is not None:
-        front = Path(args.front) if args.front else built_front()
+        front = Path(args.front) if args.front else default_front()
         if not os.access(front, os.X_OK):
-            print(
-                f"arena serve: --front: no arena-front program at {front}: build it with `make front`", file=sys.stderr
-            )
+            where = f"at {front}" if args.front else f"at {front} nor on PATH"
+            print(f"arena serve: --front: no arena-front program {where}: build it with `make front`", file=sys.stderr)
             return 2
     try:
         limits = Limits(**{field.name: getattr(args, field.name) for field in dataclasses.fields(Limits)})
@@ -901,7 +915,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         const="",
         metavar="PATH",
-        help="listen through arena-front, the compiled front (front/; `make front` builds it, the default PATH): "
+        help="listen through arena-front, the compiled front (front/; by default the one `make front` builds, else "
+        "arena-front on PATH): "
         "about half the node's CPU a decision and a third of its memory a bot",
     )
     serve.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
