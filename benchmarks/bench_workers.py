@@ -108,10 +108,10 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 def busy_seconds() -> float:
-    """The seconds of CPU every core of the machine has spent busy (not idle or waiting for IO) since boot."""
-    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle, iowait = fields[3], fields[4]
-    return (sum(fields[:8]) - idle - iowait) / os.sysconf("SC_CLK_TCK")
+    """The seconds of CPU the machine's cores have spent busy since boot: user, nice, system, IRQ and
+    soft IRQ time (the first line of /proc/stat), not idle, IO wait or a hypervisor's steal."""
+    user, nice, system, _idle, _iowait, irq, softirq = (int(v) for v in Path("/proc/stat").read_text().split()[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def descendants(pids: list[int]) -> list[int]:
