@@ -13,10 +13,10 @@ from the arena's bot directory in Redis, so the 2-worker figure is split into ma
 are on the same worker and matches across workers.
 
 Each figure also prints the machine's busy cores over its window (``/proc/stat``: every process,
-the benchmark's own included). Two workers can do at most (cores ÷ the cores busy at one worker) times
-what one does, however well they share the work, since one worker already keeps its own core busy and
-the bots, the fronts and Redis take part of the other: the benchmark prints that bound and the share of
-it that two workers reached.
+the benchmark's own included). At the same CPU a decision, two workers can do at most (cores ÷ the
+cores busy at one worker) times what one does, however well they share the work: one worker already
+keeps its own core busy, and the bots, the fronts and Redis take part of the other. The benchmark
+prints that bound and the share of it that two workers reached.
 
 Figures (goals of issue 17): (2) 2 workers / 1 worker >= 1.6; (3) bots on two nodes / one node >= 0.5.
 Run: ``python benchmarks/bench_workers.py [--concurrency 64] [--seconds 8] [--bots go|python] [--front]``.
