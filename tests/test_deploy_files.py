@@ -398,9 +398,8 @@ def test_the_image_has_the_front_and_every_deployed_node_listens_through_it(
     assert {"front/Cargo.toml", "front/Cargo.lock", "front/src/"} <= sources
     final = dockerfile["stages"][-1]
     copied = {c["dest"]: c["sources"] for c in final["copies"] if c["from"] == front["name"]}
-    # Into a folder of the image's PATH, under the name `arena serve --front` looks for there.
+    # Into the folder the image puts first on its PATH (checked above), under the name `arena serve --front` looks for.
     assert copied == {f"/opt/arena/bin/{FRONT_PROGRAM}": ["/src/front/target/release/arena-front"]}
-    assert dockerfile["final"]["env"]["PATH"].startswith("/opt/arena/bin:")
     for where, command in serve_commands(compose, dockerfile, k8s).items():
         # A bare --front: the one on PATH (a path of the build machine would not be in the image).
         assert options(command).get("--front") == "", f"{where}: {command}"

@@ -29,7 +29,7 @@ from arena.cli.admin import register_bot
 from arena.cli.main import FRONT_PROGRAM, built_front, default_front
 from arena.grpc.front import LINK_VERSION, front_command
 from arena.grpc.peers import FRONT_PEER_HEADER
-from arena.serve.launch import READY, serving
+from arena.serve.launch import READY, serving, stop
 from arena.service.limits import Limits
 from arena.v1 import common_pb2, match_pb2, match_pb2_grpc, registry_pb2, registry_pb2_grpc
 from tests.buildlock import build_lock
@@ -398,8 +398,7 @@ def test_an_installed_arena_serves_through_the_front_on_its_path(front: Path, tm
         check = [sys.executable, str(Path(__file__).parents[1] / "deploy" / "healthcheck.py"), line.removeprefix(READY)]
         assert subprocess.run(check, capture_output=True, timeout=30, check=False).returncode == 0
     finally:
-        node.terminate()
-        node.wait(30)
+        stop(node)
 
 
 def test_a_front_that_refuses_its_tls_files_is_reported_as_the_front_not_the_address(
